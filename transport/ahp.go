@@ -1,0 +1,93 @@
+package transport
+
+import (
+	"time"
+)
+
+// AHP protocol constants.
+const (
+	// ProtocolVersion is the only protocol version this backend speaks (B-VER-1).
+	ProtocolVersion = "draft"
+
+	MethodIntercept = "hooks/intercept"
+	MethodObserve   = "hooks/observe"
+
+	// EventToolBefore is the only event type evaluated by hooks/intercept.
+	EventToolBefore = "tool.before"
+
+	// EffectDeny is the effect type this backend can return.
+	EffectDeny = "deny"
+)
+
+// Event is the validated view of a tool event. Object holds the whole event
+// exactly as decoded, unknown fields included: it is what policies see.
+type Event struct {
+	ID        string
+	Source    string
+	Type      string
+	Time      time.Time
+	CallID    string // call.id, or the legacy tool.callId
+	SessionID string // empty when the event carries no session
+	Tool      Tool
+	Object    map[string]any
+}
+
+// Tool is the tool part of a tool event.
+type Tool struct {
+	Name   string
+	Kind   string // optional classification, an open set
+	Origin string // "native", "mcp", or empty on legacy events
+	Input  map[string]any
+}
+
+// InterceptRequest is a validated hooks/intercept request for tool.before.
+type InterceptRequest struct {
+	ID    ID
+	Event Event
+	// Effects lists the effect types the harness enforces for this request.
+	Effects []string
+}
+
+// Advertises reports whether the harness accepts the effect type.
+func (r *InterceptRequest) Advertises(effect string) bool {
+	for _, e := range r.Effects {
+		if e == effect {
+			return true
+		}
+	}
+	return false
+}
+
+// InterceptResult is the result of hooks/intercept.
+type InterceptResult struct {
+	ProtocolVersion string   `json:"protocolVersion"`
+	Effects         []Effect `json:"effects"`
+}
+
+// NewResult returns a result carrying the given effects; nil becomes the
+// empty list, which means "no objection" (B-EFF-1).
+func NewResult(effects ...Effect) *InterceptResult {
+	if effects == nil {
+		effects = []Effect{}
+	}
+	return &InterceptResult{ProtocolVersion: ProtocolVersion, Effects: effects}
+}
+
+// Effect is a deny effect. Its fields are the only keys a deny may carry at
+// this protocol revision (B-EFF-3).
+type Effect struct {
+	Type       string         `json:"type"`
+	Reason     string         `json:"reason"`
+	Code       string         `json:"code,omitempty"`
+	Extensions map[string]any `json:"extensions,omitempty"`
+}
+
+// Observation is a hooks/observe notification. Params is nil when the
+// notification carried no params object; Event is nil when params had no
+// event object. Problem says why the notification is invalid, if it is.
+type Observation struct {
+	Method  string
+	Params  map[string]any
+	Event   map[string]any
+	Problem string
+}

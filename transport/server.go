@@ -1,0 +1,164 @@
+package transport
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"runtime/debug"
+	"unicode/utf8"
+)
+
+// Interceptor decides a validated tool.before request; it is called from
+// several goroutines at once. It returns the
+// effects to send, or an error: an *Error is sent as it is, any other error
+// becomes a generic backend_internal_error.
+type Interceptor interface {
+	Intercept(ctx context.Context, req *InterceptRequest) (*InterceptResult, error)
+}
+
+// Observer receives hooks/observe notifications, valid or not. It is called
+// from several goroutines at once and must not block: the intercept path
+// waits for it (B-OBS-2).
+type Observer interface {
+	Observe(ctx context.Context, o *Observation)
+}
+
+// Server routes decoded messages to an Interceptor and an Observer. It is
+// shared by every binding; bindings only frame bytes.
+type Server struct {
+	Interceptor Interceptor
+	Observer    Observer     // nil drops notifications
+	Logger      *slog.Logger // nil discards
+}
+
+// Handle processes one message and returns the response to send, or nil
+// when nothing may be sent (a notification, valid or not: B-RPC-4).
+func (s *Server) Handle(ctx context.Context, data []byte) *Response {
+	msg, perr := Decode(data)
+	if perr != nil {
+		return &Response{Error: perr}
+	}
+	idValue, hasID := msg["id"]
+	if !hasID {
+		s.notify(ctx, msg)
+		return nil
+	}
+	id, ok := parseID(idValue)
+	if !ok {
+		return &Response{Error: InvalidRequest("id must be a non-empty string or an integer")}
+	}
+	if v, _ := msg["jsonrpc"].(string); v != "2.0" {
+		return &Response{ID: id, Error: InvalidRequest(`jsonrpc must be "2.0"`)}
+	}
+	method, _ := msg["method"].(string)
+	switch method {
+	case "":
+		return &Response{ID: id, Error: InvalidRequest("method must be a non-empty string")}
+	case MethodIntercept:
+		return s.intercept(ctx, id, msg["params"])
+	case MethodObserve:
+		// B-OBS-7: an observe with an id is not a notification.
+		return &Response{ID: id, Error: InvalidRequest("hooks/observe is a notification and must not carry an id")}
+	default:
+		return &Response{ID: id, Error: &Error{Code: CodeMethodNotFound, Message: "Method not found"}}
+	}
+}
+
+// Decode parses one message: a single UTF-8 JSON object. Numbers stay
+// json.Number so that ids and integers survive exactly. A batch (array) is
+// an invalid request (B-RPC-1); anything else that is not an object is a
+// framing error.
+func Decode(data []byte) (map[string]any, *Error) {
+	if !utf8.Valid(data) {
+		return nil, ParseError("message is not valid UTF-8")
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, ParseError("message is not valid JSON")
+	}
+	if len(bytes.TrimSpace(data[dec.InputOffset():])) != 0 {
+		return nil, ParseError("message holds more than one JSON value")
+	}
+	switch v := v.(type) {
+	case map[string]any:
+		return v, nil
+	case []any:
+		return nil, InvalidRequest("batches are not supported")
+	default:
+		return nil, ParseError("message is not a JSON object")
+	}
+}
+
+func (s *Server) intercept(ctx context.Context, id ID, params any) (resp *Response) {
+	req, perr := parseInterceptParams(id, params)
+	if perr != nil {
+		return &Response{ID: id, Error: perr}
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			s.logger().ErrorContext(ctx, "panic while deciding a request",
+				"id", id.String(), "panic", p, "stack", string(debug.Stack()))
+			resp = &Response{ID: id, Error: InternalError("")}
+		}
+	}()
+	result, err := s.Interceptor.Intercept(ctx, req)
+	if err != nil {
+		var rpcErr *Error
+		if !errors.As(err, &rpcErr) {
+			s.logger().ErrorContext(ctx, "intercept failed", "id", id.String(), "err", err)
+			rpcErr = InternalError("")
+		}
+		return &Response{ID: id, Error: rpcErr}
+	}
+	if result == nil {
+		result = NewResult()
+	}
+	if result.Effects == nil {
+		result.Effects = []Effect{}
+	}
+	return &Response{ID: id, Result: result}
+}
+
+// notify routes a message without an id. It never produces a reply; what is
+// wrong with it is recorded in the Observation for the Observer to count.
+func (s *Server) notify(ctx context.Context, msg map[string]any) {
+	o := &Observation{}
+	o.Method, _ = msg["method"].(string)
+	o.Params, _ = msg["params"].(map[string]any)
+	if o.Params != nil {
+		o.Event, _ = o.Params["event"].(map[string]any)
+	}
+	switch {
+	case msg["jsonrpc"] != "2.0":
+		o.Problem = `jsonrpc must be "2.0"`
+	case o.Method != MethodObserve:
+		o.Problem = "unknown notification method"
+	case o.Params == nil:
+		o.Problem = "params must be an object"
+	case o.Params["protocolVersion"] != ProtocolVersion:
+		o.Problem = "unsupported protocol version"
+	case o.Event == nil:
+		o.Problem = "params.event must be an object"
+	}
+	if s.Observer == nil {
+		s.logger().DebugContext(ctx, "notification dropped", "method", o.Method, "problem", o.Problem)
+		return
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			s.logger().ErrorContext(ctx, "panic while observing", "panic", p, "stack", string(debug.Stack()))
+		}
+	}()
+	s.Observer.Observe(ctx, o)
+}
+
+func (s *Server) logger() *slog.Logger {
+	if s.Logger == nil {
+		return slog.New(slog.DiscardHandler)
+	}
+	return s.Logger
+}

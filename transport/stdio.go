@@ -1,0 +1,171 @@
+package transport
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"sync"
+)
+
+// DefaultMaxMessageBytes bounds one stdio line. Tool inputs carry whole
+// files, so the limit is generous; a longer line is refused, not truncated.
+const DefaultMaxMessageBytes = 8 << 20
+
+// Stdio serves the stdio binding: one JSON object per line in, one per line
+// out (B-STDIO-1). The same loop serves both registration lifecycles: a
+// per_event harness simply closes stdin after its one message (B-STDIO-3).
+type Stdio struct {
+	Server *Server
+	// MaxMessageBytes bounds one line; zero means DefaultMaxMessageBytes.
+	MaxMessageBytes int
+	// Concurrency bounds requests decided at once; zero means 1.
+	// Pipelined requests are answered as they finish, correlated by id.
+	Concurrency int
+}
+
+// Serve reads messages from r and writes responses to w until r reaches EOF
+// or ctx is cancelled. Either way it waits for requests already read to be
+// answered, then returns nil. It returns an error only when w fails, since
+// then no answer can reach the harness.
+func (s *Stdio) Serve(ctx context.Context, r io.Reader, w io.Writer) error {
+	limit := s.MaxMessageBytes
+	if limit <= 0 {
+		limit = DefaultMaxMessageBytes
+	}
+	workers := max(s.Concurrency, 1)
+
+	out := &lineWriter{w: bufio.NewWriter(w)}
+	lines := make(chan line)
+	go func() {
+		defer close(lines)
+		readLines(ctx, r, limit, lines)
+	}()
+	tooLong := &Response{Error: InvalidRequest("message exceeds the limit of " + strconv.Itoa(limit) + " bytes")}
+
+	sem := make(chan struct{}, workers)
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	for {
+		var l line
+		var ok bool
+		select {
+		case <-ctx.Done():
+			wg.Wait()
+			return out.err()
+		case l, ok = <-lines:
+		}
+		if !ok {
+			wg.Wait()
+			return out.err()
+		}
+		if out.err() != nil {
+			wg.Wait()
+			return out.err()
+		}
+		select {
+		case sem <- struct{}{}:
+		case <-ctx.Done():
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			// Requests already read are answered even when ctx is
+			// cancelled: a harness waiting for them should not time out.
+			if l.tooLong {
+				out.write(tooLong)
+			} else if resp := s.Server.Handle(context.WithoutCancel(ctx), l.data); resp != nil {
+				out.write(resp)
+			}
+		}()
+	}
+}
+
+// line is one framed message, or the notice that a line was too long.
+type line struct {
+	data    []byte
+	tooLong bool
+}
+
+// readLines sends each non-blank line of r, without its line ending (\n or
+// \r\n), to lines. A line longer than limit is not kept: it is skipped
+// whole and sent as a tooLong notice, in its place in the stream. A last
+// line without a newline still counts.
+func readLines(ctx context.Context, r io.Reader, limit int, lines chan<- line) {
+	br := bufio.NewReaderSize(r, 64<<10)
+	var buf []byte
+	skipping := false
+	for {
+		chunk, err := br.ReadSlice('\n')
+		if !skipping {
+			if len(buf)+len(chunk) > limit+2 { // +2: a CRLF line ending
+				skipping, buf = true, buf[:0]
+			} else {
+				buf = append(buf, chunk...)
+			}
+		}
+		if errors.Is(err, bufio.ErrBufferFull) {
+			continue // the line goes on
+		}
+		if err != nil && !errors.Is(err, io.EOF) {
+			return // a read error: the harness is gone
+		}
+		content := bytes.TrimSuffix(bytes.TrimSuffix(buf, []byte("\n")), []byte("\r"))
+		var l line
+		switch {
+		case skipping || len(content) > limit:
+			l.tooLong = true
+		case len(bytes.TrimSpace(content)) > 0:
+			l.data = bytes.Clone(content)
+		}
+		if l.tooLong || l.data != nil {
+			select {
+			case lines <- l:
+			case <-ctx.Done():
+				return
+			}
+		}
+		skipping, buf = false, buf[:0]
+		if err != nil {
+			return // EOF
+		}
+	}
+}
+
+// lineWriter serialises responses, one complete line each, flushed at once
+// (B-STDIO-6). After a write error it drops everything.
+type lineWriter struct {
+	mu   sync.Mutex
+	w    *bufio.Writer
+	fail error
+}
+
+func (lw *lineWriter) write(resp *Response) {
+	b, err := json.Marshal(resp)
+	if err != nil {
+		// Only a handler bug gets here; the harness still needs an answer.
+		b, _ = json.Marshal(&Response{ID: resp.ID, Error: InternalError("")})
+	}
+	lw.mu.Lock()
+	defer lw.mu.Unlock()
+	if lw.fail != nil {
+		return
+	}
+	lw.w.Write(b)
+	lw.w.WriteByte('\n')
+	if err := lw.w.Flush(); err != nil {
+		lw.fail = fmt.Errorf("writing response: %w", err)
+	}
+}
+
+func (lw *lineWriter) err() error {
+	lw.mu.Lock()
+	defer lw.mu.Unlock()
+	return lw.fail
+}

@@ -1,0 +1,253 @@
+package transport
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// serveString runs the stdio binding over in and returns the reply lines.
+func serveString(t *testing.T, s *Stdio, in string) []string {
+	t.Helper()
+	var out strings.Builder
+	if err := s.Serve(context.Background(), strings.NewReader(in), &out); err != nil {
+		t.Fatalf("Serve: %v", err)
+	}
+	if out.Len() == 0 {
+		return nil
+	}
+	if !strings.HasSuffix(out.String(), "\n") {
+		t.Fatalf("output does not end with a newline: %q", out.String())
+	}
+	return strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
+}
+
+func newStdio() *Stdio {
+	return &Stdio{Server: &Server{Interceptor: &fakeInterceptor{}, Observer: &recordingObserver{}}}
+}
+
+func replyID(t *testing.T, line string) (id string, code int) {
+	t.Helper()
+	var r struct {
+		ID    json.RawMessage
+		Error *struct{ Code int }
+	}
+	if err := json.Unmarshal([]byte(line), &r); err != nil {
+		t.Fatalf("reply is not JSON: %q", line)
+	}
+	if r.Error != nil {
+		code = r.Error.Code
+	}
+	return string(r.ID), code
+}
+
+func TestStdioFraming(t *testing.T) {
+	deny := `{"effects":["deny"]}`
+	req := request(`"e1"`, validEvent, deny)
+	note := `{"jsonrpc":"2.0","method":"hooks/observe","params":{"protocolVersion":"draft","event":{}}}`
+	tests := []struct {
+		name  string
+		in    string
+		want  []string // reply id and code per line, as "id code"
+		limit int
+	}{
+		{name: "one request (per_event, B-STDIO-3)", in: req + "\n", want: []string{`"e1" 0`}},
+		{name: "last line without newline", in: req, want: []string{`"e1" 0`}},
+		{name: "CRLF line ending", in: req + "\r\n", want: []string{`"e1" 0`}},
+		{name: "blank lines ignored (B-STDIO-5)", in: "\n  \n" + req + "\n\n", want: []string{`"e1" 0`}},
+		{name: "notification alone writes nothing (B-STDIO-4)", in: note + "\n", want: nil},
+		{name: "malformed line then request (B-STDIO-5)", in: "{\n" + req + "\n", want: []string{"null -32700", `"e1" 0`}},
+		{name: "pretty-printed request", in: "{\n  \"jsonrpc\": \"2.0\",\n  \"id\": \"x\"\n}\n", want: []string{"null -32700", "null -32700", "null -32700", "null -32700"}},
+		{name: "line over the limit is refused, next served", in: `{"pad":"` + strings.Repeat("x", 2000) + `"}` + "\n" + req + "\n", limit: 1024, want: []string{"null -32600", `"e1" 0`}},
+		{name: "over-limit last line without newline", in: req + "\n" + strings.Repeat("x", 3000), limit: 1024, want: []string{`"e1" 0`, "null -32600"}},
+		{name: "line exactly at a buffer boundary", in: `{"jsonrpc":"2.0","method":"x","pad":"` + strings.Repeat("y", 64<<10) + `"}`, want: nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := newStdio()
+			s.MaxMessageBytes = tt.limit
+			lines := serveString(t, s, tt.in)
+			if len(lines) != len(tt.want) {
+				t.Fatalf("got %d lines %q, want %d", len(lines), lines, len(tt.want))
+			}
+			for i, line := range lines {
+				id, code := replyID(t, line)
+				if got := fmt.Sprintf("%s %d", id, code); got != tt.want[i] {
+					t.Errorf("line %d = %s, want %s", i, got, tt.want[i])
+				}
+			}
+		})
+	}
+}
+
+// TestStdioPipelined sends many requests without waiting; every one is
+// answered once, each reply a whole line (B-STDIO-1, B-RPC-3).
+func TestStdioPipelined(t *testing.T) {
+	const n = 500
+	var in strings.Builder
+	for i := range n {
+		ev := strings.Replace(validEvent, `"id":"e1"`, fmt.Sprintf(`"id":"e%d"`, i), 1)
+		if i%3 == 0 {
+			ev = strings.Replace(ev, `"Bash"`, `"Danger"`, 1)
+		}
+		fmt.Fprintln(&in, request(fmt.Sprintf(`"e%d"`, i), ev, `{"effects":["deny"]}`))
+		fmt.Fprintln(&in, `{"jsonrpc":"2.0","method":"hooks/observe","params":{"protocolVersion":"draft","event":{}}}`)
+	}
+	s := newStdio()
+	s.Concurrency = 8
+	s.Server.Interceptor = &lockedInterceptor{next: &fakeInterceptor{}}
+	lines := serveString(t, s, in.String())
+	if len(lines) != n {
+		t.Fatalf("got %d replies, want %d", len(lines), n)
+	}
+	seen := map[string]bool{}
+	for _, line := range lines {
+		var r struct {
+			ID     string
+			Result struct{ Effects []Effect }
+		}
+		if err := json.Unmarshal([]byte(line), &r); err != nil {
+			t.Fatalf("torn or invalid reply line %q: %v", line, err)
+		}
+		if seen[r.ID] {
+			t.Fatalf("id %s answered twice", r.ID)
+		}
+		seen[r.ID] = true
+		var i int
+		fmt.Sscanf(r.ID, "e%d", &i)
+		if denied := len(r.Result.Effects) > 0; denied != (i%3 == 0) {
+			t.Errorf("%s: denied = %v, answer correlated with the wrong request", r.ID, denied)
+		}
+	}
+}
+
+// lockedInterceptor makes the fake safe to call from several goroutines.
+type lockedInterceptor struct {
+	mu   sync.Mutex
+	next Interceptor
+}
+
+func (l *lockedInterceptor) Intercept(ctx context.Context, req *InterceptRequest) (*InterceptResult, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.next.Intercept(ctx, req)
+}
+
+// gatedInterceptor blocks each request until release is closed.
+type gatedInterceptor struct {
+	started chan struct{}
+	release chan struct{}
+}
+
+func (g *gatedInterceptor) Intercept(ctx context.Context, _ *InterceptRequest) (*InterceptResult, error) {
+	g.started <- struct{}{}
+	<-g.release
+	return NewResult(), nil
+}
+
+// TestStdioCancelAnswersInFlight: a signal stops reading, but a request
+// already being decided is still answered before Serve returns.
+func TestStdioCancelAnswersInFlight(t *testing.T) {
+	g := &gatedInterceptor{started: make(chan struct{}, 1), release: make(chan struct{})}
+	s := &Stdio{Server: &Server{Interceptor: g}}
+	pr, pw := io.Pipe()
+	defer pw.Close()
+	var out syncBuffer
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- s.Serve(ctx, pr, &out) }()
+
+	fmt.Fprintln(pw, request(`"e1"`, validEvent, `{"effects":["deny"]}`))
+	<-g.started
+	cancel()
+	select {
+	case err := <-done:
+		t.Fatalf("Serve returned (%v) before the in-flight request was answered", err)
+	case <-time.After(20 * time.Millisecond):
+	}
+	close(g.release)
+	if err := <-done; err != nil {
+		t.Fatalf("Serve: %v", err)
+	}
+	if id, code := replyID(t, strings.TrimSpace(out.String())); id != `"e1"` || code != 0 {
+		t.Errorf("reply = %s, want a result for e1", out.String())
+	}
+}
+
+func TestStdioWriteFailure(t *testing.T) {
+	s := newStdio()
+	in := strings.Repeat(request(`"e1"`, validEvent, `{"effects":["deny"]}`)+"\n", 3)
+	err := s.Serve(context.Background(), strings.NewReader(in), failingWriter{})
+	if !errors.Is(err, errBrokenPipe) {
+		t.Fatalf("Serve = %v, want the write error", err)
+	}
+}
+
+var errBrokenPipe = errors.New("broken pipe")
+
+type failingWriter struct{}
+
+func (failingWriter) Write([]byte) (int, error) { return 0, errBrokenPipe }
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// FuzzReadLines checks the framing: whatever the bytes, every non-blank
+// line within the limit comes out once, without its line ending.
+func FuzzReadLines(f *testing.F) {
+	f.Add([]byte("a\nb\r\n\n  \nc"), 4)
+	f.Add([]byte(strings.Repeat("x", 100)+"\ny"), 10)
+	f.Fuzz(func(t *testing.T, data []byte, limit int) {
+		if limit < 1 || limit > 1<<12 {
+			return
+		}
+		var want []string
+		tooLong := 0
+		for _, l := range strings.Split(string(data), "\n") {
+			trimmed := strings.TrimSuffix(l, "\r")
+			switch {
+			case len(trimmed) > limit:
+				tooLong++
+			case strings.TrimSpace(trimmed) != "":
+				want = append(want, trimmed)
+			}
+		}
+		lines := make(chan line)
+		var got []string
+		gotTooLong := 0
+		go func() {
+			defer close(lines)
+			readLines(context.Background(), strings.NewReader(string(data)), limit, lines)
+		}()
+		for l := range lines {
+			if l.tooLong {
+				gotTooLong++
+			} else {
+				got = append(got, string(l.data))
+			}
+		}
+		if gotTooLong != tooLong || strings.Join(got, "\n") != strings.Join(want, "\n") {
+			t.Fatalf("lines %q (%d too long), want %q (%d too long)", got, gotTooLong, want, tooLong)
+		}
+	})
+}
