@@ -1,0 +1,300 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/open-policy-agent/opa/v1/ast"
+
+	"github.com/ahp-opa/ahp-opa/bundles"
+	"github.com/ahp-opa/ahp-opa/transport"
+)
+
+// policy builds a Policy from file name → Rego source.
+func policy(t testing.TB, files map[string]string) *bundles.Policy {
+	t.Helper()
+	p := &bundles.Policy{Modules: map[string]*ast.Module{}, Revision: fmt.Sprintf("test-%d", len(files))}
+	for name, src := range files {
+		m, err := ast.ParseModuleWithOpts(name, src, ast.ParserOptions{RegoVersion: ast.RegoV1})
+		if err != nil {
+			t.Fatalf("parsing %s: %v", name, err)
+		}
+		p.Modules[name] = m
+	}
+	return p
+}
+
+func loaded(t testing.TB, opts Options, files map[string]string) *Engine {
+	t.Helper()
+	e := New(opts)
+	if err := e.Load(context.Background(), policy(t, files)); err != nil {
+		t.Fatalf("Load: %v", err)
+	}
+	return e
+}
+
+func event(tool string, input map[string]any) map[string]any {
+	return map[string]any{
+		"id": "e1", "source": "urn:x", "type": "tool.before", "time": "2026-01-02T03:04:05Z",
+		"call": map[string]any{"id": "c1"}, "path": "native",
+		"tool": map[string]any{"name": tool, "origin": "native", "input": input},
+	}
+}
+
+const teamA = `package ahp.tool.before.team_a
+deny contains "strings work" if input.tool.name == "A"
+deny contains {"reason": "objects work", "code": "com.example.a"} if input.tool.name == "A"
+`
+
+const teamB = `package ahp.tool.before.team_b.nested
+deny contains {"reason": "nested packages count", "code": "com.example.b"} if input.tool.name in {"A", "B"}
+`
+
+const rootPkg = `package ahp.tool.before
+deny contains {"reason": "root package counts", "code": "com.example.root"} if input.tool.name == "R"
+`
+
+func TestDecideCollectsAcrossPackages(t *testing.T) {
+	e := loaded(t, Options{}, map[string]string{"a.rego": teamA, "b.rego": teamB, "root.rego": rootPkg})
+	wantRules := []string{"ahp.tool.before.deny", "ahp.tool.before.team_a.deny", "ahp.tool.before.team_b.nested.deny"}
+	if got := e.Snapshot().Rules; strings.Join(got, ",") != strings.Join(wantRules, ",") {
+		t.Errorf("rules = %v, want %v", got, wantRules)
+	}
+	tests := []struct {
+		tool  string
+		want  []string // "package code reason", in order
+		first string
+	}{
+		{tool: "none"},
+		{tool: "R", want: []string{"ahp.tool.before com.example.root root package counts"}},
+		{tool: "B", want: []string{"ahp.tool.before.team_b.nested com.example.b nested packages count"}},
+		{tool: "A", want: []string{
+			"ahp.tool.before.team_a  strings work",
+			"ahp.tool.before.team_a com.example.a objects work",
+			"ahp.tool.before.team_b.nested com.example.b nested packages count",
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.tool, func(t *testing.T) {
+			for range 3 { // the order must not depend on the run
+				d, err := e.Decide(context.Background(), event(tt.tool, map[string]any{}))
+				if err != nil {
+					t.Fatal(err)
+				}
+				var got []string
+				for _, m := range d.Matches {
+					got = append(got, m.Package+" "+m.Code+" "+m.Reason)
+				}
+				if strings.Join(got, "|") != strings.Join(tt.want, "|") {
+					t.Fatalf("matches = %q, want %q", got, tt.want)
+				}
+				if d.Revision != "test-3" {
+					t.Errorf("revision = %q", d.Revision)
+				}
+			}
+		})
+	}
+}
+
+func TestMalformedDenyStillDenies(t *testing.T) {
+	e := loaded(t, Options{}, map[string]string{"m.rego": `package ahp.tool.before.m
+deny contains 42 if input.tool.name == "number"
+deny contains {"code": "com.example.x"} if input.tool.name == "no-reason"
+deny contains {"reason": "bad code", "code": "not reverse dns"} if input.tool.name == "bad-code"
+deny contains "" if input.tool.name == "empty"
+`})
+	tests := []struct{ tool, reason, code string }{
+		{"number", "Blocked by policy ahp.tool.before.m.", ""},
+		{"no-reason", "Blocked by policy ahp.tool.before.m.", "com.example.x"},
+		{"bad-code", "bad code", ""},
+		{"empty", "Blocked by policy ahp.tool.before.m.", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.tool, func(t *testing.T) {
+			d, err := e.Decide(context.Background(), event(tt.tool, map[string]any{}))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(d.Matches) != 1 {
+				t.Fatalf("matches = %+v, want 1", d.Matches)
+			}
+			m := d.Matches[0]
+			if m.Reason != tt.reason || m.Code != tt.code || m.Malformed == "" {
+				t.Errorf("match = %+v, want reason %q code %q and a malformed note", m, tt.reason, tt.code)
+			}
+		})
+	}
+}
+
+func TestReasonIsBounded(t *testing.T) {
+	e := loaded(t, Options{}, map[string]string{"l.rego": `package ahp.tool.before.l
+deny contains concat("", [s | some _ in numbers.range(1, 600); s := "é"]) if true
+`})
+	d, err := e.Decide(context.Background(), event("x", nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := d.Matches[0].Reason
+	if len(r) > MaxReasonBytes || !strings.HasSuffix(r, "…") || !strings.HasPrefix(r, "éé") {
+		t.Errorf("reason of %d bytes not cut cleanly: ...%q", len(r), r[len(r)-8:])
+	}
+}
+
+func TestCompileRejects(t *testing.T) {
+	tests := []struct {
+		name, src string
+		want      string
+		is        error
+	}{
+		{name: "no deny rule", src: "package ahp.tool_before\ndeny contains 1 if true", is: ErrNoDenyRules},
+		{name: "deny outside the root", src: "package ahp.tool.after\ndeny contains 1 if true", is: ErrNoDenyRules},
+		{name: "boolean deny", src: "package ahp.tool.before.x\ndeny if true", want: "x.rego:2: rego_compile_error: deny must be a set rule"},
+		{name: "http.send unavailable", src: "package ahp.tool.before.x\ndeny contains r if { r := http.send({}) }", want: "undefined function http.send"},
+		{name: "net.cidr_contains unavailable", src: "package ahp.tool.before.x\ndeny contains \"r\" if net.cidr_contains(\"10.0.0.0/8\", \"10.1.1.1\")", want: "undefined function net.cidr_contains"},
+		{name: "type error with location", src: "package ahp.tool.before.x\n\ndeny contains r if { r := 1 + \"a\" }", want: "x.rego:3"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Compile(context.Background(), policy(t, map[string]string{"x.rego": tt.src}), nil)
+			if err == nil {
+				t.Fatal("compiled, want an error")
+			}
+			if tt.is != nil && !errors.Is(err, tt.is) {
+				t.Errorf("error %v, want %v", err, tt.is)
+			}
+			if !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("error %q lacks %q", err, tt.want)
+			}
+		})
+	}
+}
+
+func TestDecideErrors(t *testing.T) {
+	if _, err := New(Options{}).Decide(context.Background(), event("x", nil)); !errors.Is(err, ErrNotReady) {
+		t.Errorf("no policy: %v, want ErrNotReady", err)
+	}
+	e := loaded(t, Options{EvalTimeout: 50 * time.Millisecond}, map[string]string{"x.rego": `package ahp.tool.before.x
+deny contains "strict" if to_number(input.tool.input.n) > 1
+deny contains "slow" if {
+	input.tool.name == "slow"
+	count([x | some x in numbers.range(1, 100000000); x % 7 == 0]) > 0
+}`})
+	var evalErr *EvalError
+	if _, err := e.Decide(context.Background(), event("x", map[string]any{"n": "secret-value"})); !errors.As(err, &evalErr) {
+		t.Errorf("strict builtin error: %v, want *EvalError", err)
+	}
+	start := time.Now()
+	if _, err := e.Decide(context.Background(), event("slow", map[string]any{"n": "1"})); !errors.Is(err, ErrTimeout) {
+		t.Errorf("slow policy: %v, want ErrTimeout", err)
+	}
+	if elapsed := time.Since(start); elapsed > 5*time.Second {
+		t.Errorf("deadline not enforced: evaluation took %s", elapsed)
+	}
+}
+
+func TestIntercept(t *testing.T) {
+	e := loaded(t, Options{}, map[string]string{"a.rego": teamA, "b.rego": teamB, "x.rego": `package ahp.tool.before.x
+deny contains "strict" if to_number(input.tool.input.n) > 1`})
+	req := func(tool string, effects ...string) *transport.InterceptRequest {
+		ev := event(tool, map[string]any{"n": "1"})
+		if tool == "fail" {
+			ev = event(tool, map[string]any{"n": "sk-live-secret"})
+		}
+		return &transport.InterceptRequest{ID: transport.StringID("e1"), Event: transport.Event{ID: "e1", Object: ev}, Effects: effects}
+	}
+	res, err := e.Intercept(context.Background(), req("none", "deny"))
+	if err != nil || len(res.Effects) != 0 {
+		t.Errorf("no objection: %+v, %v", res, err)
+	}
+
+	res, err = e.Intercept(context.Background(), req("A", "deny"))
+	if err != nil || len(res.Effects) != 1 {
+		t.Fatalf("deny: %+v, %v (B-EFF-5: exactly one deny)", res, err)
+	}
+	b, _ := json.Marshal(res.Effects[0])
+	want := `{"type":"deny","reason":"strings work","extensions":{"dev.ahp-opa":{"revision":"test-3","rules":[` +
+		`{"package":"ahp.tool.before.team_a"},{"package":"ahp.tool.before.team_a","code":"com.example.a"},` +
+		`{"package":"ahp.tool.before.team_b.nested","code":"com.example.b"}]}}}`
+	if string(b) != want {
+		t.Errorf("deny effect\n got %s\nwant %s", b, want)
+	}
+
+	_, err = e.Intercept(context.Background(), req("A", "flow"))
+	var rpcErr *transport.Error
+	if !errors.As(err, &rpcErr) || rpcErr.Code != transport.CodeInvalidParams {
+		t.Errorf("deny not advertised: %v, want -32602 (B-INT-6)", err)
+	}
+
+	_, err = e.Intercept(context.Background(), req("fail", "deny"))
+	if !errors.As(err, &rpcErr) || rpcErr.Code != transport.CodeBackendInternalError {
+		t.Fatalf("evaluation error: %v, want -32004", err)
+	}
+	if b, _ := json.Marshal(rpcErr); strings.Contains(string(b), "secret") || strings.Contains(string(b), "to_number") {
+		t.Errorf("error leaks input or internals (B-ERR-2): %s", b)
+	}
+
+	_, err = New(Options{}).Intercept(context.Background(), req("A", "deny"))
+	if !errors.As(err, &rpcErr) || rpcErr.Code != transport.CodeBackendUnavailable {
+		t.Errorf("no policy: %v, want -32003", err)
+	}
+}
+
+// TestSwapUnderLoad swaps policies while requests flow: every answer comes
+// whole from one snapshot or the other, never from a mix or an error.
+func TestSwapUnderLoad(t *testing.T) {
+	e := New(Options{})
+	versions := []*bundles.Policy{
+		policy(t, map[string]string{"p.rego": "package ahp.tool.before.p\ndeny contains \"v1\" if input.tool.name == \"x\""}),
+		policy(t, map[string]string{"p.rego": "package ahp.tool.before.p\ndeny contains \"v2\" if input.tool.name == \"x\"", "q.rego": "package ahp.tool.before.q\ndeny contains \"v2\" if input.tool.name == \"x\""}),
+	}
+	snaps := make([]*Snapshot, len(versions))
+	for i, p := range versions {
+		var err error
+		if snaps[i], err = Compile(context.Background(), p, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	e.Activate(snaps[0])
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	errs := make(chan error, 4)
+	for range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				d, err := e.Decide(context.Background(), event("x", nil))
+				if err != nil {
+					errs <- err
+					return
+				}
+				ok := (len(d.Matches) == 1 && d.Matches[0].Reason == "v1" && d.Revision == "test-1") ||
+					(len(d.Matches) == 2 && d.Matches[0].Reason == "v2" && d.Revision == "test-2")
+				if !ok {
+					errs <- fmt.Errorf("mixed answer: %+v", d)
+					return
+				}
+			}
+		}()
+	}
+	for i := range 2000 {
+		e.Activate(snaps[i%2])
+	}
+	close(stop)
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+}

@@ -1,0 +1,51 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/ahp-opa/ahp-opa/transport"
+)
+
+// Intercept decides a hooks/intercept request: no objection, or one deny.
+// It implements transport.Interceptor.
+func (e *Engine) Intercept(ctx context.Context, req *transport.InterceptRequest) (*transport.InterceptResult, error) {
+	start := time.Now()
+	d, err := e.Decide(ctx, req.Event.Object)
+	log := e.log.With("event", req.Event.ID, "tool", req.Event.Tool.Name)
+	var evalErr *EvalError
+	switch {
+	case errors.Is(err, ErrNotReady):
+		return nil, transport.Unavailable("no policy is active yet")
+	case errors.Is(err, ErrTimeout):
+		log.WarnContext(ctx, "policy evaluation timed out", "timeout", e.opts.EvalTimeout)
+		return nil, transport.InternalError("policy evaluation exceeded its deadline")
+	case errors.As(err, &evalErr):
+		// The error text may quote input values: keep it out of warn-level
+		// logs, which are the ones that get shipped.
+		log.WarnContext(ctx, "policy evaluation failed", "revision", d.Revision)
+		log.DebugContext(ctx, "policy evaluation error", "err", err)
+		return nil, transport.InternalError("")
+	case err != nil:
+		log.ErrorContext(ctx, "deciding failed", "err", err)
+		return nil, transport.InternalError("")
+	}
+	for _, m := range d.Matches {
+		if m.Malformed != "" {
+			log.WarnContext(ctx, "malformed deny from policy", "package", m.Package, "problem", m.Malformed)
+		}
+	}
+	if !d.Denied() {
+		log.DebugContext(ctx, "no objection", "revision", d.Revision, "elapsed", time.Since(start))
+		return transport.NewResult(), nil
+	}
+	log.InfoContext(ctx, "denied", "revision", d.Revision, "code", d.Matches[0].Code,
+		"matches", len(d.Matches), "elapsed", time.Since(start))
+	// B-INT-6: a deny the harness will not enforce must not look like a
+	// clean answer; an error makes the harness apply its failure policy.
+	if !req.Advertises(transport.EffectDeny) {
+		return nil, transport.InvalidParams("the policy denies this call but the request does not advertise the deny effect")
+	}
+	return transport.NewResult(d.Effect()), nil
+}
