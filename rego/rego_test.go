@@ -1,0 +1,202 @@
+package rego
+
+import (
+	"context"
+	"io/fs"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/open-policy-agent/opa/v1/ast"
+	"github.com/open-policy-agent/opa/v1/tester"
+)
+
+// codePattern is the decision contract's pattern for a deny code.
+var codePattern = regexp.MustCompile(`^(?:[A-Za-z][A-Za-z0-9_-]*\.)+[A-Za-z][A-Za-z0-9_-]*$`)
+
+// loadModules parses the .rego files of FS, with or without the test files.
+func loadModules(t *testing.T, withTests bool) map[string]*ast.Module {
+	t.Helper()
+	modules := map[string]*ast.Module{}
+	err := fs.WalkDir(FS, ".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".rego") {
+			return err
+		}
+		if !withTests && strings.HasSuffix(path, "_test.rego") {
+			return nil
+		}
+		src, err := fs.ReadFile(FS, path)
+		if err != nil {
+			return err
+		}
+		m, err := ast.ParseModuleWithOpts(path, string(src), ast.ParserOptions{
+			ProcessAnnotation: true,
+			RegoVersion:       ast.RegoV1,
+		})
+		if err != nil {
+			return err
+		}
+		modules[path] = m
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("loading embedded library: %v", err)
+	}
+	if len(modules) == 0 {
+		t.Fatal("embedded library has no .rego files")
+	}
+	return modules
+}
+
+// TestEmbedCoversAllFiles fails when a .rego file in this directory is not
+// embedded, e.g. after adding a directory without updating the go:embed line.
+func TestEmbedCoversAllFiles(t *testing.T) {
+	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".rego") {
+			return err
+		}
+		if _, err := fs.Stat(FS, filepath.ToSlash(path)); err != nil {
+			t.Errorf("%s is not embedded in FS", path)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestRegoTests runs the library's Rego tests with OPA's tester.
+func TestRegoTests(t *testing.T) {
+	ch, err := tester.NewRunner().
+		SetModules(loadModules(t, true)).
+		RaiseBuiltinErrors(true).
+		RunTests(context.Background(), nil)
+	if err != nil {
+		t.Fatalf("running Rego tests: %v", err)
+	}
+	var results []*tester.Result
+	for r := range ch {
+		results = append(results, r)
+	}
+	sort.Slice(results, func(i, j int) bool {
+		return results[i].Package+"."+results[i].Name < results[j].Package+"."+results[j].Name
+	})
+	if len(results) < 40 {
+		t.Errorf("found %d Rego tests, expected at least 40", len(results))
+	}
+	for _, r := range results {
+		if r.Pass() {
+			continue
+		}
+		where := "unknown location"
+		if r.Location != nil {
+			where = r.Location.String()
+		}
+		switch {
+		case r.Error != nil:
+			t.Errorf("%s.%s (%s): error: %v", r.Package, r.Name, where, r.Error)
+		case r.Skip:
+			t.Errorf("%s.%s (%s): skipped; the library should have no todo_ tests", r.Package, r.Name, where)
+		default:
+			t.Errorf("%s.%s (%s): FAIL", r.Package, r.Name, where)
+		}
+	}
+	t.Logf("%d Rego tests run", len(results))
+}
+
+// offlineCapabilities are this OPA version's capabilities without http.send
+// and the net.* builtins, which ahp-opa does not provide.
+func offlineCapabilities() *ast.Capabilities {
+	caps := ast.CapabilitiesForThisVersion()
+	kept := caps.Builtins[:0]
+	for _, b := range caps.Builtins {
+		if b.Name == "http.send" || strings.HasPrefix(b.Name, "net.") {
+			continue
+		}
+		kept = append(kept, b)
+	}
+	caps.Builtins = kept
+	return caps
+}
+
+// TestLibraryCompilesWithoutNetworkBuiltins proves the policies do not call
+// http.send or net.*: they compile with capabilities that lack them.
+func TestLibraryCompilesWithoutNetworkBuiltins(t *testing.T) {
+	caps := offlineCapabilities()
+
+	// The capabilities must reject a module that does use them.
+	probe, err := ast.ParseModuleWithOpts("probe.rego",
+		"package probe\n\nx := http.send({\"method\": \"GET\", \"url\": \"http://localhost\"})\n\ny := net.lookup_ip_addr(\"localhost\")\n",
+		ast.ParserOptions{RegoVersion: ast.RegoV1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := ast.NewCompiler().WithCapabilities(caps)
+	if c.Compile(map[string]*ast.Module{"probe.rego": probe}); !c.Failed() {
+		t.Fatal("capabilities without network builtins accepted http.send and net.lookup_ip_addr")
+	}
+
+	c = ast.NewCompiler().WithCapabilities(caps)
+	if c.Compile(loadModules(t, false)); c.Failed() {
+		for _, e := range c.Errors {
+			t.Error(e)
+		}
+	}
+}
+
+// TestDenyRulesAreAnnotated checks that every deny rule carries METADATA
+// with a title, a description, custom.severity and a custom.code that fits
+// the decision contract.
+func TestDenyRulesAreAnnotated(t *testing.T) {
+	c := ast.NewCompiler()
+	if c.Compile(loadModules(t, false)); c.Failed() {
+		t.Fatal(c.Errors)
+	}
+	annotations := c.GetAnnotationSet()
+	severities := map[string]bool{"low": true, "medium": true, "high": true, "critical": true}
+	codes := map[string]string{}
+	denyRules := 0
+	for _, m := range c.Modules {
+		for _, r := range m.Rules {
+			if r.Head.Name.String() != "deny" && r.Head.Ref().String() != "deny" {
+				continue
+			}
+			denyRules++
+			where := r.Location.String()
+			if r.Head.RuleKind() != ast.MultiValue {
+				t.Errorf("%s: deny must be a multi-value rule (deny contains ...)", where)
+			}
+			var a *ast.Annotations
+			for _, x := range annotations.GetRuleScope(r) {
+				a = x
+			}
+			if a == nil {
+				t.Errorf("%s: deny rule has no METADATA", where)
+				continue
+			}
+			if a.Title == "" || a.Description == "" {
+				t.Errorf("%s: METADATA needs a title and a description", where)
+			}
+			if sev, _ := a.Custom["severity"].(string); !severities[sev] {
+				t.Errorf("%s: custom.severity %q is not one of low, medium, high, critical", where, sev)
+			}
+			code, _ := a.Custom["code"].(string)
+			if !codePattern.MatchString(code) || !strings.HasPrefix(code, "dev.ahp-opa.") {
+				t.Errorf("%s: custom.code %q is not a dev.ahp-opa.* reverse-DNS code", where, code)
+			}
+			if other, dup := codes[code]; dup {
+				t.Errorf("%s: custom.code %q is also used at %s", where, code, other)
+			}
+			codes[code] = where
+			if !strings.Contains(r.Head.Key.String(), `"`+code+`"`) {
+				t.Errorf("%s: the denial object does not carry its custom.code %q", where, code)
+			}
+		}
+	}
+	if denyRules == 0 {
+		t.Fatal("no deny rules found")
+	}
+	t.Logf("%d deny rules checked", denyRules)
+}
