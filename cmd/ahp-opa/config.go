@@ -1,0 +1,106 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/go-viper/mapstructure/v2"
+	"github.com/knadh/koanf/parsers/yaml"
+	"github.com/knadh/koanf/providers/env/v2"
+	"github.com/knadh/koanf/providers/file"
+	"github.com/knadh/koanf/providers/posflag"
+	"github.com/knadh/koanf/v2"
+	"github.com/spf13/pflag"
+
+	"github.com/ahp-opa/ahp-opa/engine"
+	"github.com/ahp-opa/ahp-opa/transport"
+)
+
+// envPrefix starts every environment variable that configures ahp-opa:
+// AHP_OPA_LOG_LEVEL sets log_level.
+const envPrefix = "AHP_OPA_"
+
+// Config is the whole configuration. Sources apply in this order, later
+// ones winning: defaults, the YAML file (--config), AHP_OPA_* environment
+// variables, command-line flags.
+type Config struct {
+	Policy          []string      `koanf:"policy"`
+	LogLevel        string        `koanf:"log_level"`
+	LogFormat       string        `koanf:"log_format"`
+	EvalTimeout     time.Duration `koanf:"eval_timeout"`
+	Stdio           bool          `koanf:"stdio"`
+	MaxMessageBytes int           `koanf:"max_message_bytes"`
+	Concurrency     int           `koanf:"concurrency"`
+}
+
+func defaultConfig() Config {
+	return Config{
+		LogLevel:        "info",
+		LogFormat:       "auto",
+		EvalTimeout:     engine.DefaultEvalTimeout,
+		MaxMessageBytes: transport.DefaultMaxMessageBytes,
+		Concurrency:     2,
+	}
+}
+
+// loadConfig merges the configuration sources for a command whose flags
+// are fs. configPath is the --config value ("" for none).
+func loadConfig(fs *pflag.FlagSet, configPath string, environ func() []string) (Config, error) {
+	k := koanf.New(".")
+	if configPath != "" {
+		if err := k.Load(file.Provider(configPath), yaml.Parser()); err != nil {
+			return Config{}, fmt.Errorf("config file %s: %w", configPath, err)
+		}
+	}
+	err := k.Load(env.Provider(".", env.Opt{
+		Prefix:      envPrefix,
+		EnvironFunc: environ,
+		TransformFunc: func(key, value string) (string, any) {
+			key = strings.ToLower(strings.TrimPrefix(key, envPrefix))
+			if key == "policy" {
+				return key, strings.Split(value, ",")
+			}
+			return key, value
+		},
+	}), nil)
+	if err != nil {
+		return Config{}, fmt.Errorf("environment: %w", err)
+	}
+	err = k.Load(posflag.ProviderWithFlag(fs, ".", k, func(f *pflag.Flag) (string, any) {
+		if f.Name == "config" || f.Name == "help" {
+			return "", nil
+		}
+		return strings.ReplaceAll(f.Name, "-", "_"), posflag.FlagVal(fs, f)
+	}), nil)
+	if err != nil {
+		return Config{}, fmt.Errorf("flags: %w", err)
+	}
+	cfg := defaultConfig()
+	err = k.UnmarshalWithConf("", &cfg, koanf.UnmarshalConf{DecoderConfig: &mapstructure.DecoderConfig{
+		DecodeHook: mapstructure.ComposeDecodeHookFunc(
+			mapstructure.StringToTimeDurationHookFunc(),
+			mapstructure.StringToSliceHookFunc(","),
+		),
+		ErrorUnused:      true, // a misspelt key is an error, not a silent default
+		WeaklyTypedInput: true, // environment values are strings
+		Result:           &cfg,
+		TagName:          "koanf",
+	}})
+	if err != nil {
+		return Config{}, fmt.Errorf("configuration: %w", err)
+	}
+	return cfg, cfg.validate()
+}
+
+func (c Config) validate() error {
+	switch {
+	case c.EvalTimeout <= 0:
+		return fmt.Errorf("configuration: eval_timeout must be positive, got %s", c.EvalTimeout)
+	case c.MaxMessageBytes < 1024:
+		return fmt.Errorf("configuration: max_message_bytes must be at least 1024, got %d", c.MaxMessageBytes)
+	case c.Concurrency < 1:
+		return fmt.Errorf("configuration: concurrency must be at least 1, got %d", c.Concurrency)
+	}
+	return nil
+}

@@ -1,0 +1,114 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ahp-opa/ahp-opa/transport"
+)
+
+// maxEvalInput bounds what eval reads: the same limit as one stdio message.
+const maxEvalInput = transport.DefaultMaxMessageBytes
+
+func evalCommand() *cobra.Command {
+	var configPath string
+	cmd := &cobra.Command{
+		Use:   "eval [--policy PATH]... FILE|-",
+		Short: "Decide one event or intercept request and print the AHP response",
+		Long: `Eval reads one tool.before event, or one whole hooks/intercept request, from
+FILE (or stdin for -) and prints the JSON-RPC response a harness would get.
+An event is wrapped in a request that advertises the deny effect.
+
+Exit status: 0 for a result (no objection or deny), 1 for an error response.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			cfg, err := loadConfig(cmd.Flags(), configPath, os.Environ)
+			if err != nil {
+				return err
+			}
+			log, err := newLogger(os.Stderr, cfg.LogLevel, cfg.LogFormat)
+			if err != nil {
+				return err
+			}
+			data, err := readInput(args[0])
+			if err != nil {
+				return err
+			}
+			eng, err := startEngine(cmd.Context(), cfg, log)
+			if err != nil {
+				return err
+			}
+			msg, err := asRequest(data)
+			if err != nil {
+				return err
+			}
+			srv := &transport.Server{Interceptor: eng, Logger: log}
+			resp := srv.Handle(cmd.Context(), msg)
+			if resp == nil {
+				return fmt.Errorf("%s is a notification: it gets no response", args[0])
+			}
+			out, err := json.MarshalIndent(resp, "", "  ")
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "%s\n", out)
+			if resp.Error != nil {
+				return exitError{code: 1}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&configPath, "config", "", "YAML configuration `file`")
+	addEngineFlags(cmd.Flags())
+	return cmd
+}
+
+func readInput(name string) ([]byte, error) {
+	var r io.Reader = os.Stdin
+	if name != "-" {
+		f, err := os.Open(name)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		r = f
+	}
+	data, err := io.ReadAll(io.LimitReader(r, maxEvalInput+1))
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", name, err)
+	}
+	if len(data) > maxEvalInput {
+		return nil, fmt.Errorf("%s is larger than %d bytes", name, maxEvalInput)
+	}
+	return data, nil
+}
+
+// asRequest returns data unchanged when it is a JSON-RPC message, and wraps
+// a bare event in a hooks/intercept request otherwise.
+func asRequest(data []byte) ([]byte, error) {
+	msg, perr := transport.Decode(data)
+	if perr != nil {
+		return nil, fmt.Errorf("input: %w", perr)
+	}
+	if _, ok := msg["jsonrpc"]; ok {
+		return data, nil
+	}
+	id, _ := msg["id"].(string)
+	if id == "" {
+		id = "eval"
+	}
+	return json.Marshal(map[string]any{
+		"jsonrpc": "2.0",
+		"id":      id,
+		"method":  transport.MethodIntercept,
+		"params": map[string]any{
+			"protocolVersion": transport.ProtocolVersion,
+			"event":           msg,
+			"capabilities":    map[string]any{"effects": []string{transport.EffectDeny}},
+		},
+	})
+}
