@@ -44,7 +44,66 @@ func Builtin() (*Policy, error) {
 		return nil, fmt.Errorf("built-in library: %w", err)
 	}
 	p.Revision = BuiltinRevisionPrefix + p.Revision
+	named := make(map[string]*ast.Module, len(p.Modules))
+	for name, m := range p.Modules {
+		named[BuiltinPrefix+name] = m // never collides with a user's file name
+	}
+	p.Modules = named
 	return p, nil
+}
+
+// BuiltinPrefix starts the module names of the embedded library.
+const BuiltinPrefix = "builtin:"
+
+// Merge combines policies into one, as if loaded together. Module names
+// must be distinct and data documents must not set the same key; the
+// revision combines the parts' revisions.
+func Merge(parts ...*Policy) (*Policy, error) {
+	if len(parts) == 1 {
+		return parts[0], nil
+	}
+	out := &Policy{Modules: map[string]*ast.Module{}}
+	revs := make([]string, 0, len(parts))
+	for _, p := range parts {
+		for name, m := range p.Modules {
+			if _, dup := out.Modules[name]; dup {
+				return nil, fmt.Errorf("merging policies: module %s is loaded twice", name)
+			}
+			out.Modules[name] = m
+		}
+		if p.Data != nil {
+			if out.Data == nil {
+				out.Data = map[string]any{}
+			}
+			if err := mergeData(out.Data, p.Data, "data"); err != nil {
+				return nil, fmt.Errorf("merging policies: %w", err)
+			}
+		}
+		revs = append(revs, p.Revision)
+	}
+	out.Revision = strings.Join(revs, "+")
+	return out, nil
+}
+
+// mergeData copies src into dst; objects merge key by key, and any other
+// value may be set only once.
+func mergeData(dst, src map[string]any, path string) error {
+	for k, v := range src {
+		old, exists := dst[k]
+		if !exists {
+			dst[k] = v
+			continue
+		}
+		oldObj, ok1 := old.(map[string]any)
+		newObj, ok2 := v.(map[string]any)
+		if !ok1 || !ok2 {
+			return fmt.Errorf("%s.%s is set by more than one data document", path, k)
+		}
+		if err := mergeData(oldObj, newObj, path+"."+k); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Load reads .rego files and directories. Directories are walked

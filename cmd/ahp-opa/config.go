@@ -26,6 +26,7 @@ const envPrefix = "AHP_OPA_"
 // variables, command-line flags.
 type Config struct {
 	Policy          []string      `koanf:"policy"`
+	WithBuiltin     bool          `koanf:"with_builtin"`
 	LogLevel        string        `koanf:"log_level"`
 	LogFormat       string        `koanf:"log_format"`
 	EvalTimeout     time.Duration `koanf:"eval_timeout"`

@@ -69,23 +69,36 @@ Logs go to stderr. Without --policy the built-in library decides.`,
 // addEngineFlags declares the flags every command that decides shares.
 func addEngineFlags(fs *pflag.FlagSet) {
 	fs.StringSlice("policy", nil, "Rego `path` (.rego file or directory), repeatable; default: the built-in library")
+	fs.Bool("with-builtin", false, "serve the built-in library alongside --policy")
 	fs.String("log-level", "info", "debug, info, warn or error")
 	fs.String("log-format", "auto", "auto (text on a terminal, JSON otherwise), text or json")
 	fs.Duration("eval-timeout", engine.DefaultEvalTimeout, "deadline for one policy evaluation")
 }
 
-// startEngine loads the configured policy, or the built-in library, into a
-// new engine.
-func startEngine(ctx context.Context, cfg Config, log *slog.Logger) (*engine.Engine, error) {
-	var (
-		p   *bundles.Policy
-		err error
-	)
-	if len(cfg.Policy) == 0 {
-		p, err = bundles.Builtin()
-	} else {
-		p, err = bundles.Load(cfg.Policy)
+// loadPolicy loads what the configuration names: the user's policy paths,
+// the built-in library when there are none or when with_builtin is set.
+func loadPolicy(cfg Config) (*bundles.Policy, error) {
+	var parts []*bundles.Policy
+	if len(cfg.Policy) == 0 || cfg.WithBuiltin {
+		p, err := bundles.Builtin()
+		if err != nil {
+			return nil, err
+		}
+		parts = append(parts, p)
 	}
+	if len(cfg.Policy) > 0 {
+		p, err := bundles.Load(cfg.Policy)
+		if err != nil {
+			return nil, err
+		}
+		parts = append(parts, p)
+	}
+	return bundles.Merge(parts...)
+}
+
+// startEngine loads the configured policy into a new engine.
+func startEngine(ctx context.Context, cfg Config, log *slog.Logger) (*engine.Engine, error) {
+	p, err := loadPolicy(cfg)
 	if err != nil {
 		return nil, err
 	}
