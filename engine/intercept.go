@@ -8,11 +8,40 @@ import (
 	"github.com/ahp-opa/ahp-opa/transport"
 )
 
+// Verdict is the answer to one intercept request together with what
+// produced it, for the layers that record decisions.
+type Verdict struct {
+	// Result and Err are what the harness gets: exactly one is set, and
+	// Err is always a *transport.Error.
+	Result *transport.InterceptResult
+	Err    *transport.Error
+	// Decision holds the matches and the revision; Matches is empty when
+	// evaluation failed.
+	Decision Decision
+	Elapsed  time.Duration
+}
+
 // Intercept decides a hooks/intercept request: no objection, or one deny.
 // It implements transport.Interceptor.
 func (e *Engine) Intercept(ctx context.Context, req *transport.InterceptRequest) (*transport.InterceptResult, error) {
+	v := e.Judge(ctx, req)
+	if v.Err != nil {
+		return nil, v.Err
+	}
+	return v.Result, nil
+}
+
+// Judge decides a request and returns the whole verdict.
+func (e *Engine) Judge(ctx context.Context, req *transport.InterceptRequest) Verdict {
 	start := time.Now()
 	d, err := e.Decide(ctx, req.Event.Object)
+	v := Verdict{Decision: d}
+	v.Result, v.Err = e.answer(ctx, req, d, err)
+	v.Elapsed = time.Since(start)
+	return v
+}
+
+func (e *Engine) answer(ctx context.Context, req *transport.InterceptRequest, d Decision, err error) (*transport.InterceptResult, *transport.Error) {
 	log := e.log.With("event", req.Event.ID, "tool", req.Event.Tool.Name)
 	var evalErr *EvalError
 	switch {
@@ -37,11 +66,10 @@ func (e *Engine) Intercept(ctx context.Context, req *transport.InterceptRequest)
 		}
 	}
 	if !d.Denied() {
-		log.DebugContext(ctx, "no objection", "revision", d.Revision, "elapsed", time.Since(start))
+		log.DebugContext(ctx, "no objection", "revision", d.Revision)
 		return transport.NewResult(), nil
 	}
-	log.InfoContext(ctx, "denied", "revision", d.Revision, "code", d.Matches[0].Code,
-		"matches", len(d.Matches), "elapsed", time.Since(start))
+	log.InfoContext(ctx, "denied", "revision", d.Revision, "code", d.Matches[0].Code, "matches", len(d.Matches))
 	// B-INT-6: a deny the harness will not enforce must not look like a
 	// clean answer; an error makes the harness apply its failure policy.
 	if !req.Advertises(transport.EffectDeny) {

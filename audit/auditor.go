@@ -1,0 +1,483 @@
+package audit
+
+import (
+	"context"
+	"encoding/json"
+	"hash/maphash"
+	"log/slog"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/ahp-opa/ahp-opa/engine"
+	"github.com/ahp-opa/ahp-opa/transport"
+)
+
+// Config configures an Auditor. Zero values take the defaults below.
+type Config struct {
+	File         FileConfig   `koanf:"file"`
+	QueueSize    int          `koanf:"queue_size"`    // records and observations waiting; default 4096
+	IncludeInput bool         `koanf:"include_input"` // record the redacted event with each decision
+	Redact       RedactConfig `koanf:"redact"`
+	// RetryWindow is how long a decision is replayed for a retry with the
+	// same (source, event id) and content (B-DUP-1); default 10m.
+	RetryWindow time.Duration `koanf:"retry_window"`
+	// OutcomeTimeout is how long a decision waits for its tool.after before
+	// a no_outcome record notes the gap; default 10m.
+	OutcomeTimeout time.Duration `koanf:"outcome_timeout"`
+	// SessionTTL evicts facts of sessions with no activity; default 24h.
+	SessionTTL time.Duration `koanf:"session_ttl"`
+	// Classify maps a tool to its family and what it touches; nil records
+	// the harness's tool.kind as the family and nothing else.
+	Classify Classifier `koanf:"-"`
+}
+
+func (c *Config) defaults() {
+	if c.QueueSize <= 0 {
+		c.QueueSize = 4096
+	}
+	if c.RetryWindow <= 0 {
+		c.RetryWindow = 10 * time.Minute
+	}
+	if c.OutcomeTimeout <= 0 {
+		c.OutcomeTimeout = 10 * time.Minute
+	}
+	if c.SessionTTL <= 0 {
+		c.SessionTTL = 24 * time.Hour
+	}
+	if c.Classify == nil {
+		c.Classify = func(tool map[string]any, _ map[string]any) Call {
+			kind, _ := tool["kind"].(string)
+			return Call{Family: kind}
+		}
+	}
+}
+
+// Bounds on memory, whatever the traffic.
+const (
+	maxCached   = 100_000 // decisions kept for retries
+	maxPending  = 100_000 // decisions waiting for their tool.after
+	maxObserved = 100_000 // observation ids kept for deduplication
+)
+
+// Writer stores audit records; *File is one.
+type Writer interface {
+	Write(*Record) error
+}
+
+// Stats counts what the auditor did; all fields are monotonic.
+type Stats struct {
+	Decisions, Observations, Retries   uint64
+	Dropped, InvalidNotifications      uint64
+	DuplicateObservations, Anomalies   uint64
+	NoOutcome, WriteFailures           uint64
+}
+
+// Auditor records decisions and observations off the request path.
+type Auditor struct {
+	cfg    Config
+	log    *slog.Logger
+	out    Writer // nil: records are not written, correlation still runs
+	redact *Redactor
+	facts  *Facts
+	now    func() time.Time
+
+	queue chan item
+	done  chan struct{}
+	stop  sync.Once
+
+	mu    sync.Mutex // guards cache
+	cache *window[eventKey, cachedResult]
+	seed  maphash.Seed
+
+	// Owned by the worker goroutine.
+	pending  *window[callKey, pendingDecision]
+	observed *window[eventKey, struct{}]
+
+	stats struct {
+		decisions, observations, retries, dropped, invalid atomic.Uint64
+		duplicates, anomalies, noOutcome, writeFailures    atomic.Uint64
+	}
+}
+
+type eventKey struct{ source, id string }
+
+type callKey struct{ source, session, call string }
+
+type cachedResult struct {
+	fingerprint uint64
+	result      *transport.InterceptResult
+}
+
+type pendingDecision struct {
+	eventID  string
+	decision string
+	tool     *Tool
+}
+
+// item is one unit of work for the worker: a record to write, perhaps
+// joined with a decision to correlate, or an observation to process.
+type item struct {
+	rec     *Record
+	pending *pendingDecision
+	obs     *transport.Observation
+	sweepAt time.Time     // sweep as of this time (tests drive the clock)
+	flush   chan struct{} // closed once the item is processed
+}
+
+// New starts an auditor writing to out (which may be nil). Close stops it.
+func New(cfg Config, out Writer, facts *Facts, log *slog.Logger) (*Auditor, error) {
+	cfg.defaults()
+	red, err := NewRedactor(cfg.Redact)
+	if err != nil {
+		return nil, err
+	}
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	if facts == nil {
+		facts = NewFacts(cfg.SessionTTL)
+	}
+	a := &Auditor{
+		cfg: cfg, log: log, out: out, redact: red, facts: facts, now: time.Now,
+		queue:    make(chan item, cfg.QueueSize),
+		done:     make(chan struct{}),
+		cache:    newWindow[eventKey, cachedResult](cfg.RetryWindow, maxCached),
+		seed:     maphash.MakeSeed(),
+		pending:  newWindow[callKey, pendingDecision](cfg.OutcomeTimeout, maxPending),
+		observed: newWindow[eventKey, struct{}](cfg.RetryWindow, maxObserved),
+	}
+	go a.run()
+	return a, nil
+}
+
+// Redactor returns the redactor the auditor uses, for logs and reasons.
+func (a *Auditor) Redactor() *Redactor { return a.redact }
+
+// Facts returns the session facts the auditor maintains.
+func (a *Auditor) Facts() *Facts { return a.facts }
+
+// Stats returns the counters.
+func (a *Auditor) Stats() Stats {
+	s := &a.stats
+	return Stats{
+		Decisions: s.decisions.Load(), Observations: s.observations.Load(), Retries: s.retries.Load(),
+		Dropped: s.dropped.Load(), InvalidNotifications: s.invalid.Load(),
+		DuplicateObservations: s.duplicates.Load(), Anomalies: s.anomalies.Load(),
+		NoOutcome: s.noOutcome.Load(), WriteFailures: s.writeFailures.Load(),
+	}
+}
+
+// Close processes what is queued, then stops the worker. Nothing may be
+// recorded after Close.
+func (a *Auditor) Close() {
+	a.stop.Do(func() { close(a.queue) })
+	<-a.done
+}
+
+// Flush returns once everything queued before it has been processed.
+func (a *Auditor) Flush(ctx context.Context) error {
+	ch := make(chan struct{})
+	select {
+	case a.queue <- item{flush: ch}:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	select {
+	case <-ch:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// enqueue hands work to the worker without ever blocking: a full queue
+// drops the item and counts it (B-OBS-2).
+func (a *Auditor) enqueue(it item) {
+	select {
+	case a.queue <- it:
+	default:
+		a.stats.dropped.Add(1)
+	}
+}
+
+// Judge is what the auditor wraps: the engine.
+type Judge interface {
+	Judge(ctx context.Context, req *transport.InterceptRequest) engine.Verdict
+}
+
+// Interceptor wraps next so that every decision is recorded, retries get
+// the first answer (B-DUP-1) and deny reasons leave redacted.
+func (a *Auditor) Interceptor(next Judge) transport.Interceptor {
+	return &interceptor{a: a, next: next}
+}
+
+type interceptor struct {
+	a    *Auditor
+	next Judge
+}
+
+func (i *interceptor) Intercept(ctx context.Context, req *transport.InterceptRequest) (*transport.InterceptResult, error) {
+	a := i.a
+	key := eventKey{req.Event.Source, req.Event.ID}
+	fp := fingerprint(a.seed, req.Event.Object)
+	now := a.now()
+	a.mu.Lock()
+	c, hit := a.cache.get(key, now)
+	a.mu.Unlock()
+	if hit && c.fingerprint == fp {
+		a.stats.retries.Add(1)
+		return c.result, nil
+	}
+
+	v := i.next.Judge(ctx, req)
+	if v.Result != nil {
+		for j := range v.Result.Effects {
+			v.Result.Effects[j].Reason = a.redact.String(v.Result.Effects[j].Reason)
+		}
+		a.mu.Lock()
+		a.cache.put(key, cachedResult{fingerprint: fp, result: v.Result}, now)
+		a.mu.Unlock()
+	}
+	rec := a.decisionRecord(req, v, now)
+	tool, _ := req.Event.Object["tool"].(map[string]any)
+	call := a.cfg.Classify(tool, req.Event.Object)
+	rec.Tool.Family = call.Family
+	a.facts.observeDecision(req.Event.Source, req.Event.SessionID, req.Event.CallID, rec.Decision, call, now)
+	a.stats.decisions.Add(1)
+	var p *pendingDecision
+	if req.Event.CallID != "" && rec.Decision != DecisionError {
+		p = &pendingDecision{eventID: req.Event.ID, decision: rec.Decision, tool: rec.Tool}
+	}
+	a.enqueue(item{rec: rec, pending: p})
+	if v.Err != nil {
+		return nil, v.Err
+	}
+	return v.Result, nil
+}
+
+func (a *Auditor) decisionRecord(req *transport.InterceptRequest, v engine.Verdict, now time.Time) *Record {
+	ev := &req.Event
+	r := &Record{
+		Time: now.UTC(), Kind: KindDecision, EventID: ev.ID, EventType: ev.Type, Source: ev.Source,
+		SessionID: ev.SessionID, CallID: ev.CallID,
+		Tool:      &Tool{Name: ev.Tool.Name},
+		Revision:  v.Decision.Revision, LatencyUS: v.Elapsed.Microseconds(),
+	}
+	switch {
+	case v.Err != nil:
+		r.Decision, r.ErrorCode = DecisionError, v.Err.Code
+	case len(v.Result.Effects) == 0:
+		r.Decision = DecisionAllow
+	default:
+		r.Decision, r.Reason = DecisionDeny, v.Result.Effects[0].Reason
+		for _, m := range v.Decision.Matches {
+			if m.Code != "" && !slices.Contains(r.Codes, m.Code) {
+				r.Codes = append(r.Codes, m.Code)
+			}
+		}
+	}
+	if a.cfg.IncludeInput {
+		r.Input, _ = a.redact.Value(ev.Object, "").(map[string]any)
+	}
+	return r
+}
+
+// Observer returns the transport.Observer that feeds the auditor.
+func (a *Auditor) Observer() transport.Observer { return observer{a} }
+
+type observer struct{ a *Auditor }
+
+func (o observer) Observe(_ context.Context, ob *transport.Observation) {
+	if ob.Problem != "" {
+		o.a.stats.invalid.Add(1)
+		o.a.log.Debug("invalid notification dropped", "method", ob.Method, "problem", ob.Problem)
+		return
+	}
+	o.a.enqueue(item{obs: ob})
+}
+
+// run is the worker: the only goroutine that writes records and touches
+// the correlation state.
+func (a *Auditor) run() {
+	defer close(a.done)
+	tick := time.NewTicker(time.Second)
+	defer tick.Stop()
+	for {
+		select {
+		case it, ok := <-a.queue:
+			if !ok {
+				return
+			}
+			a.process(it)
+		case <-tick.C:
+			a.sweep(a.now())
+		}
+	}
+}
+
+func (a *Auditor) process(it item) {
+	if it.flush != nil {
+		defer close(it.flush)
+	}
+	switch {
+	case !it.sweepAt.IsZero():
+		a.sweep(it.sweepAt)
+	case it.obs != nil:
+		a.observe(it.obs)
+	case it.rec != nil:
+		if it.pending != nil {
+			k := callKey{it.rec.Source, it.rec.SessionID, it.rec.CallID}
+			a.pending.put(k, *it.pending, it.rec.Time)
+		}
+		a.write(it.rec)
+	}
+}
+
+func (a *Auditor) write(r *Record) {
+	if a.out == nil {
+		return
+	}
+	if err := a.out.Write(r); err != nil {
+		a.stats.writeFailures.Add(1)
+		a.log.Error("audit record lost", "kind", r.Kind, "event", r.EventID, "err", err)
+	}
+}
+
+func (a *Auditor) observe(ob *transport.Observation) {
+	ev := ob.Event
+	id, _ := ev["id"].(string)
+	source, _ := ev["source"].(string)
+	now := a.now()
+	key := eventKey{source, id}
+	if _, dup := a.observed.get(key, now); dup && id != "" {
+		a.stats.duplicates.Add(1) // B-OBS-6: retried delivery, one record
+		return
+	}
+	a.observed.put(key, struct{}{}, now)
+	a.stats.observations.Add(1)
+
+	typ, _ := ev["type"].(string)
+	r := &Record{Time: now.UTC(), Kind: KindObservation, EventID: id, EventType: typ, Source: source}
+	if s, ok := ev["session"].(map[string]any); ok {
+		r.SessionID, _ = s["id"].(string)
+	}
+	var call Call
+	if t, ok := ev["tool"].(map[string]any); ok {
+		name, _ := t["name"].(string)
+		call = a.cfg.Classify(t, ev)
+		r.Tool = &Tool{Name: name, Family: call.Family}
+		r.CallID, _ = t["callId"].(string)
+	}
+	if c, ok := ev["call"].(map[string]any); ok {
+		r.CallID, _ = c["id"].(string)
+	}
+	r.Outcome, _ = ev["outcome"].(string)
+	if x, ok := ev["execution"].(map[string]any); ok {
+		r.Execution, _ = x["status"].(string)
+	}
+	if a.cfg.IncludeInput {
+		r.Input, _ = a.redact.Value(ev, "").(map[string]any)
+	}
+	a.write(r)
+
+	switch typ {
+	case "tool.after":
+		a.correlate(r)
+		if r.Execution == "executed" {
+			a.facts.observeExecuted(r.Source, r.SessionID, r.CallID, call, now)
+		}
+	case "session.end":
+		a.facts.end(source, r.SessionID)
+	}
+}
+
+// correlate joins a tool.after with the decision for the same call. A call
+// we denied that the harness reports as executed is an anomaly: either the
+// harness ignored the deny or something else ran the tool.
+func (a *Auditor) correlate(after *Record) {
+	k := callKey{after.Source, after.SessionID, after.CallID}
+	p, ok := a.pending.get(k, after.Time)
+	if !ok {
+		return
+	}
+	a.pending.delete(k)
+	if p.decision != DecisionDeny || after.Execution != "executed" {
+		return
+	}
+	a.stats.anomalies.Add(1)
+	a.log.Warn("denied tool call was executed", "source", after.Source, "session", after.SessionID,
+		"call", after.CallID, "decision_event", p.eventID)
+	a.write(&Record{
+		Time: after.Time, Kind: KindAnomaly, EventID: after.EventID, EventType: after.EventType,
+		Source: after.Source, SessionID: after.SessionID, CallID: after.CallID, Tool: p.tool,
+		Decision: p.decision, Outcome: after.Outcome, Execution: after.Execution, DecisionEventID: p.eventID,
+	})
+}
+
+// sweep notes decisions that never saw their tool.after and forgets old
+// sessions.
+func (a *Auditor) sweep(now time.Time) {
+	a.pending.expire(now, func(k callKey, p pendingDecision) {
+		a.stats.noOutcome.Add(1)
+		a.write(&Record{
+			Time: now.UTC(), Kind: KindNoOutcome, Source: k.source, SessionID: k.session, CallID: k.call,
+			Tool: p.tool, Decision: p.decision, DecisionEventID: p.eventID,
+		})
+	})
+	a.observed.expire(now, nil)
+	a.mu.Lock()
+	a.cache.expire(now, nil)
+	a.mu.Unlock()
+	a.facts.expire(now)
+}
+
+// fingerprint hashes an event's content, so that a retry (same ids, same
+// content) replays the first answer while a different call that reuses an
+// id is decided afresh.
+func fingerprint(seed maphash.Seed, v any) uint64 {
+	var h maphash.Hash
+	h.SetSeed(seed)
+	hashValue(&h, v)
+	return h.Sum64()
+}
+
+func hashValue(h *maphash.Hash, v any) {
+	switch v := v.(type) {
+	case map[string]any:
+		keys := make([]string, 0, len(v))
+		for k := range v {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		h.WriteByte('{')
+		for _, k := range keys {
+			h.WriteString(k)
+			h.WriteByte(0)
+			hashValue(h, v[k])
+		}
+		h.WriteByte('}')
+	case []any:
+		h.WriteByte('[')
+		for _, x := range v {
+			hashValue(h, x)
+		}
+		h.WriteByte(']')
+	case string:
+		h.WriteByte('s')
+		h.WriteString(v)
+		h.WriteByte(0)
+	case json.Number:
+		h.WriteByte('n')
+		h.WriteString(string(v))
+	case bool:
+		if v {
+			h.WriteByte('t')
+		} else {
+			h.WriteByte('f')
+		}
+	case nil:
+		h.WriteByte('0')
+	}
+}

@@ -1,0 +1,59 @@
+// Package audit turns what ahp-opa decides and observes into one trail: an
+// append-only JSONL audit log with secrets masked, retries answered from a
+// decision cache, decisions joined with the tool.after that reports what
+// really happened, and per-session facts that policies can read.
+package audit
+
+import "time"
+
+// Record kinds.
+const (
+	KindDecision    = "decision"
+	KindObservation = "observation"
+	KindAnomaly     = "anomaly"    // a denied call the harness reports as executed
+	KindNoOutcome   = "no_outcome" // a decision no tool.after followed in time
+)
+
+// Decision values in decision records.
+const (
+	DecisionAllow = "allow" // no objection: effects []
+	DecisionDeny  = "deny"
+	DecisionError = "error" // the harness got a JSON-RPC error
+)
+
+// Record is one line of the audit log.
+type Record struct {
+	Time      time.Time `json:"time"`
+	Kind      string    `json:"kind"`
+	EventID   string    `json:"event_id,omitempty"`
+	EventType string    `json:"event_type,omitempty"`
+	Source    string    `json:"source,omitempty"`
+	SessionID string    `json:"session_id,omitempty"`
+	CallID    string    `json:"call_id,omitempty"`
+	Tool      *Tool     `json:"tool,omitempty"`
+
+	// Decision records.
+	Decision  string   `json:"decision,omitempty"`
+	Reason    string   `json:"reason,omitempty"`
+	Codes     []string `json:"codes,omitempty"`
+	Revision  string   `json:"revision,omitempty"`
+	LatencyUS int64    `json:"latency_us,omitempty"`
+	ErrorCode int      `json:"error_code,omitempty"`
+
+	// Observation records: tool.after outcome and execution status, or the
+	// session.end outcome.
+	Outcome   string `json:"outcome,omitempty"`
+	Execution string `json:"execution,omitempty"`
+
+	// Anomaly and no_outcome records: the decision they are about.
+	DecisionEventID string `json:"decision_event_id,omitempty"`
+
+	// Input is the redacted event, only when include_input is set.
+	Input map[string]any `json:"input,omitempty"`
+}
+
+// Tool names the tool of a record.
+type Tool struct {
+	Name   string `json:"name"`
+	Family string `json:"family,omitempty"`
+}
