@@ -68,10 +68,10 @@ type Writer interface {
 
 // Stats counts what the auditor did; all fields are monotonic.
 type Stats struct {
-	Decisions, Observations, Retries   uint64
-	Dropped, InvalidNotifications      uint64
-	DuplicateObservations, Anomalies   uint64
-	NoOutcome, WriteFailures           uint64
+	Decisions, Observations, Retries uint64
+	Dropped, InvalidNotifications    uint64
+	DuplicateObservations, Anomalies uint64
+	NoOutcome, WriteFailures         uint64
 }
 
 // Auditor records decisions and observations off the request path.
@@ -262,8 +262,8 @@ func (a *Auditor) decisionRecord(req *transport.InterceptRequest, v engine.Verdi
 	r := &Record{
 		Time: now.UTC(), Kind: KindDecision, EventID: ev.ID, EventType: ev.Type, Source: ev.Source,
 		SessionID: ev.SessionID, CallID: ev.CallID,
-		Tool:      &Tool{Name: ev.Tool.Name},
-		Revision:  v.Decision.Revision, LatencyUS: v.Elapsed.Microseconds(),
+		Tool:     &Tool{Name: ev.Tool.Name},
+		Revision: v.Decision.Revision, LatencyUS: v.Elapsed.Microseconds(),
 	}
 	switch {
 	case v.Err != nil:

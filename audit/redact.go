@@ -36,8 +36,8 @@ var builtinPatterns = []string{
 type Redactor struct {
 	builtin  []*regexp.Regexp // group 1 is kept before the mask, group 2 after
 	patterns []*regexp.Regexp // user patterns, masked whole
-	mask     map[string]bool // dotted paths whose values are replaced by Mask
-	drop     map[string]bool // dotted paths removed
+	mask     map[string]bool  // dotted paths whose values are replaced by Mask
+	drop     map[string]bool  // dotted paths removed
 }
 
 // RedactConfig adds to the built-in rules.
@@ -128,4 +128,3 @@ func (r *Redactor) Value(v any, path string) any {
 	}
 	return v
 }
-
