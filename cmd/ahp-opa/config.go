@@ -13,6 +13,7 @@ import (
 	"github.com/knadh/koanf/v2"
 	"github.com/spf13/pflag"
 
+	"github.com/ahp-opa/ahp-opa/audit"
 	"github.com/ahp-opa/ahp-opa/engine"
 	"github.com/ahp-opa/ahp-opa/transport"
 )
@@ -33,6 +34,13 @@ type Config struct {
 	Stdio           bool          `koanf:"stdio"`
 	MaxMessageBytes int           `koanf:"max_message_bytes"`
 	Concurrency     int           `koanf:"concurrency"`
+	Audit           audit.Config  `koanf:"audit"`
+}
+
+// flagKeys maps flags whose configuration key is not their snake-case
+// name.
+var flagKeys = map[string]string{
+	"audit-log": "audit.file.path",
 }
 
 func defaultConfig() Config {
@@ -58,7 +66,8 @@ func loadConfig(fs *pflag.FlagSet, configPath string, environ func() []string) (
 		Prefix:      envPrefix,
 		EnvironFunc: environ,
 		TransformFunc: func(key, value string) (string, any) {
-			key = strings.ToLower(strings.TrimPrefix(key, envPrefix))
+			// A double underscore nests: AHP_OPA_AUDIT__FILE__PATH is audit.file.path.
+			key = strings.ReplaceAll(strings.ToLower(strings.TrimPrefix(key, envPrefix)), "__", ".")
 			if key == "policy" {
 				return key, strings.Split(value, ",")
 			}
@@ -71,6 +80,9 @@ func loadConfig(fs *pflag.FlagSet, configPath string, environ func() []string) (
 	err = k.Load(posflag.ProviderWithFlag(fs, ".", k, func(f *pflag.Flag) (string, any) {
 		if f.Name == "config" || f.Name == "help" {
 			return "", nil
+		}
+		if key, ok := flagKeys[f.Name]; ok {
+			return key, posflag.FlagVal(fs, f)
 		}
 		return strings.ReplaceAll(f.Name, "-", "_"), posflag.FlagVal(fs, f)
 	}), nil)

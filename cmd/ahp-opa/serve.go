@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/ahp-opa/ahp-opa/audit"
 	"github.com/ahp-opa/ahp-opa/bundles"
 	"github.com/ahp-opa/ahp-opa/engine"
 	"github.com/ahp-opa/ahp-opa/transport"
@@ -46,7 +47,12 @@ Logs go to stderr. Without --policy the built-in library decides.`,
 			if err != nil {
 				return err
 			}
-			srv := &transport.Server{Interceptor: eng, Observer: logObserver{log}, Logger: log}
+			aud, err := startAudit(ctx, cfg.Audit, log)
+			if err != nil {
+				return err
+			}
+			defer aud.Close() // after serving: what is queued gets written
+			srv := &transport.Server{Interceptor: aud.Interceptor(eng), Observer: aud.Observer(), Logger: log}
 			stdio := &transport.Stdio{Server: srv, MaxMessageBytes: cfg.MaxMessageBytes, Concurrency: cfg.Concurrency}
 			log.Debug("serving on stdio", "revision", eng.Snapshot().Revision)
 			if err := stdio.Serve(ctx, os.Stdin, os.Stdout); err != nil {
@@ -63,7 +69,47 @@ Logs go to stderr. Without --policy the built-in library decides.`,
 	addEngineFlags(cmd.Flags())
 	cmd.Flags().Int("max-message-bytes", transport.DefaultMaxMessageBytes, "largest message accepted on one line")
 	cmd.Flags().Int("concurrency", 2, "requests decided at once")
+	cmd.Flags().String("audit-log", "", "append audit records (JSONL) to `file`; SIGHUP reopens it")
 	return cmd
+}
+
+// startAudit starts the auditor, with its log file when one is configured.
+// SIGHUP reopens the file for external log rotation. The auditor stops with
+// ctx's process: the caller closes it.
+func startAudit(ctx context.Context, cfg audit.Config, log *slog.Logger) (*audit.Auditor, error) {
+	var (
+		out  audit.Writer
+		file *audit.File
+	)
+	if cfg.File.Path != "" {
+		var err error
+		if file, err = audit.OpenFile(cfg.File); err != nil {
+			return nil, err
+		}
+		out = file
+	}
+	aud, err := audit.New(cfg, out, nil, log)
+	if err != nil {
+		return nil, err
+	}
+	if file != nil {
+		hup := make(chan os.Signal, 1)
+		signal.Notify(hup, syscall.SIGHUP)
+		go func() {
+			defer signal.Stop(hup)
+			for {
+				select {
+				case <-hup:
+					if err := file.Reopen(); err != nil {
+						log.Error("reopening the audit log", "err", err)
+					}
+				case <-ctx.Done():
+					return
+				}
+			}
+		}()
+	}
+	return aud, nil
 }
 
 // addEngineFlags declares the flags every command that decides shares.
@@ -110,16 +156,3 @@ func startEngine(ctx context.Context, cfg Config, log *slog.Logger) (*engine.Eng
 	return eng, nil
 }
 
-// logObserver records notifications in the debug log. Observations are
-// best effort and never answered (B-OBS-1).
-type logObserver struct{ log *slog.Logger }
-
-func (o logObserver) Observe(ctx context.Context, ob *transport.Observation) {
-	if ob.Problem != "" {
-		o.log.DebugContext(ctx, "invalid notification dropped", "method", ob.Method, "problem", ob.Problem)
-		return
-	}
-	typ, _ := ob.Event["type"].(string)
-	id, _ := ob.Event["id"].(string)
-	o.log.DebugContext(ctx, "observed", "type", typ, "event", id)
-}
