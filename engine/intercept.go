@@ -50,6 +50,9 @@ func (e *Engine) answer(ctx context.Context, req *transport.InterceptRequest, d 
 	case errors.Is(err, ErrTimeout):
 		log.WarnContext(ctx, "policy evaluation timed out", "timeout", e.opts.EvalTimeout)
 		return nil, transport.InternalError("policy evaluation exceeded its deadline")
+	case errors.Is(err, context.Canceled):
+		log.DebugContext(ctx, "request abandoned by its caller")
+		return nil, transport.InternalError("request cancelled")
 	case errors.As(err, &evalErr):
 		// The error text may quote input values: keep it out of warn-level
 		// logs, which are the ones that get shipped.

@@ -130,8 +130,11 @@ func (s *Snapshot) Decide(ctx context.Context, input ast.Value) (Decision, error
 	d := Decision{Revision: s.Revision}
 	rs, err := s.query.Eval(ctx, rego.EvalParsedInput(input))
 	if err != nil {
-		if ctx.Err() != nil {
+		switch {
+		case errors.Is(ctx.Err(), context.DeadlineExceeded):
 			return d, ErrTimeout
+		case ctx.Err() != nil:
+			return d, fmt.Errorf("evaluation abandoned: %w", ctx.Err()) // the caller went away
 		}
 		return d, &EvalError{Err: err}
 	}

@@ -67,11 +67,7 @@ func (s *Stdio) Serve(ctx context.Context, r io.Reader, w io.Writer) error {
 			wg.Wait()
 			return out.err()
 		}
-		select {
-		case sem <- struct{}{}:
-		case <-ctx.Done():
-			continue
-		}
+		sem <- struct{}{} // a line already read is answered, even after a signal
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
