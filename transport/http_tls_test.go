@@ -1,0 +1,203 @@
+package transport
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
+	"io"
+	"math/big"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// selfSigned returns a PEM certificate and key for 127.0.0.1, valid for an
+// hour, with the given serial number.
+func selfSigned(t *testing.T, serial int64) (certPEM, keyPEM []byte, cert *x509.Certificate) {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber:          big.NewInt(serial),
+		Subject:               pkix.Name{CommonName: "ahp-opa test"},
+		NotBefore:             time.Now().Add(-time.Minute),
+		NotAfter:              time.Now().Add(time.Hour),
+		KeyUsage:              x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign,
+		ExtKeyUsage:           []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+		IPAddresses:           []net.IP{net.IPv4(127, 0, 0, 1)},
+		BasicConstraintsValid: true,
+		IsCA:                  true,
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cert, err = x509.ParseCertificate(der)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keyDER, err := x509.MarshalECPrivateKey(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}),
+		pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: keyDER}), cert
+}
+
+func writeFile(t *testing.T, path string, data []byte) {
+	t.Helper()
+	if err := os.WriteFile(path, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// tlsClient trusts the given certificates and opens a new connection for
+// every request, so that each one sees the certificate served right now.
+func tlsClient(certs ...*x509.Certificate) *http.Client {
+	pool := x509.NewCertPool()
+	for _, c := range certs {
+		pool.AddCert(c)
+	}
+	return &http.Client{Transport: &http.Transport{
+		TLSClientConfig:   &tls.Config{RootCAs: pool},
+		DisableKeepAlives: true,
+	}}
+}
+
+// servedSerial makes one request and returns the serial number of the
+// certificate the server presented.
+func servedSerial(t *testing.T, c *http.Client, url string) int64 {
+	t.Helper()
+	resp, err := c.Post(url+"/ahp", "application/json", strings.NewReader(eventRequest("t1")))
+	if err != nil {
+		t.Fatalf("request over TLS: %v", err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 200 {
+		t.Fatalf("status %d", resp.StatusCode)
+	}
+	return resp.TLS.PeerCertificates[0].SerialNumber.Int64()
+}
+
+// TestHTTPTLS: HTTPS with a certificate that is reloaded when its files
+// change, and kept when the new files do not load (B-HTTP-6).
+func TestHTTPTLS(t *testing.T) {
+	dir := t.TempDir()
+	certFile, keyFile := filepath.Join(dir, "tls.crt"), filepath.Join(dir, "tls.key")
+	cert1, key1, x1 := selfSigned(t, 1)
+	writeFile(t, certFile, cert1)
+	writeFile(t, keyFile, key1)
+
+	reloader, err := NewCertReloader(certFile, keyFile, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := newHTTP(statelessInterceptor{})
+	h.TLSConfig = reloader.TLSConfig()
+	ctx, cancel := context.WithCancel(context.Background())
+	url, _, done := serveHTTP(t, ctx, h)
+	defer func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("Serve: %v", err)
+		}
+	}()
+
+	cert2, key2, x2 := selfSigned(t, 2)
+	c := tlsClient(x1, x2)
+	if got := servedSerial(t, c, url); got != 1 {
+		t.Fatalf("serial %d, want 1", got)
+	}
+
+	// Plain HTTP to the TLS port gets no AHP answer.
+	plain := &http.Client{}
+	if resp, err := plain.Post(strings.Replace(url, "https", "http", 1)+"/ahp", "application/json",
+		strings.NewReader(eventRequest("t1"))); err == nil {
+		resp.Body.Close()
+		if resp.StatusCode == 200 {
+			t.Error("plain HTTP was answered on the TLS port")
+		}
+	}
+
+	// A half-done rotation (new certificate, old key) keeps the old pair.
+	writeFile(t, certFile, cert2)
+	if got := servedSerial(t, c, url); got != 1 {
+		t.Errorf("mismatched pair: serial %d, want the previous certificate 1", got)
+	}
+	// Finishing it switches to the new pair without a restart.
+	writeFile(t, keyFile, key2)
+	if got := servedSerial(t, c, url); got != 2 {
+		t.Errorf("after rotation: serial %d, want 2", got)
+	}
+	// A removed file leaves the last good pair in place.
+	os.Remove(certFile)
+	if got := servedSerial(t, c, url); got != 2 {
+		t.Errorf("missing file: serial %d, want 2", got)
+	}
+
+	// HTTP/2, which TLS clients may negotiate, serves the endpoint too.
+	h2 := &http.Client{Transport: &http.Transport{
+		TLSClientConfig:   c.Transport.(*http.Transport).TLSClientConfig,
+		ForceAttemptHTTP2: true,
+	}}
+	if resp, err := h2.Post(url+"/ahp", "application/json", strings.NewReader(eventRequest("h2"))); err != nil {
+		t.Errorf("HTTP/2: %v", err)
+	} else {
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.ProtoMajor != 2 || resp.StatusCode != 200 || !strings.Contains(string(b), `"id":"h2"`) {
+			t.Errorf("HTTP/2: %s %d %s", resp.Proto, resp.StatusCode, b)
+		}
+		h2.CloseIdleConnections()
+	}
+
+	// TLS below 1.2 is refused.
+	old := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{
+		RootCAs: c.Transport.(*http.Transport).TLSClientConfig.RootCAs, MaxVersion: tls.VersionTLS11,
+	}}}
+	if resp, err := old.Get(url + "/healthz"); err == nil {
+		resp.Body.Close()
+		t.Error("a TLS 1.1 client was served")
+	}
+}
+
+func TestNewCertReloaderErrors(t *testing.T) {
+	dir := t.TempDir()
+	cert, key, _ := selfSigned(t, 1)
+	_, otherKey, _ := selfSigned(t, 2)
+	good := func(name string, data []byte) string {
+		p := filepath.Join(dir, name)
+		writeFile(t, p, data)
+		return p
+	}
+	certFile, keyFile := good("c.pem", cert), good("k.pem", key)
+	tests := []struct {
+		name, cert, key string
+	}{
+		{"missing cert", filepath.Join(dir, "none.pem"), keyFile},
+		{"missing key", certFile, filepath.Join(dir, "none.pem")},
+		{"not PEM", good("junk.pem", []byte("junk")), keyFile},
+		{"key of another certificate", certFile, good("other.pem", otherKey)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if _, err := NewCertReloader(tt.cert, tt.key, nil); err == nil {
+				t.Fatal("no error")
+			}
+		})
+	}
+	if _, err := NewCertReloader(certFile, keyFile, nil); err != nil {
+		t.Fatalf("valid pair: %v", err)
+	}
+}
