@@ -1,5 +1,8 @@
 // Package bundles loads policy sources into a Policy: Rego modules plus data
-// documents, with a revision that changes whenever their content does.
+// documents, with a revision that changes whenever their content does. The
+// sources are .rego files and directories, OPA bundles (tarballs and bundle
+// directories, optionally signed) and remote bundle services; a Reloader
+// watches them and activates each new version.
 package bundles
 
 import (
@@ -15,6 +18,7 @@ import (
 	"strings"
 
 	"github.com/open-policy-agent/opa/v1/ast"
+	"github.com/open-policy-agent/opa/v1/bundle"
 	"github.com/open-policy-agent/opa/v1/loader"
 
 	"github.com/ahp-opa/ahp-opa/rego"
@@ -23,6 +27,11 @@ import (
 // ErrNoPolicy is returned when the sources hold no Rego module to serve.
 var ErrNoPolicy = errors.New("no Rego policy found")
 
+// ErrUnsigned is returned for a policy refused because signature
+// verification is configured and the policy is not a signed bundle, or its
+// signature does not verify.
+var ErrUnsigned = errors.New("bundle signature verification failed")
+
 // Policy is a loaded set of Rego modules and data documents.
 type Policy struct {
 	// Modules maps a file name to its parsed module. Test files are not
@@ -30,8 +39,17 @@ type Policy struct {
 	Modules map[string]*ast.Module
 	// Data is the merged data document; nil when there is none.
 	Data map[string]any
-	// Revision identifies the content: equal content, equal revision.
+	// Revision names the content. For plain files it is a content hash;
+	// a bundle's manifest may set it, so two contents can share it.
 	Revision string
+	// Digest is a hash of the content: equal content, equal digest.
+	Digest string
+	// Tests holds the _test.rego modules, loaded only when asked for
+	// (LoadOptions.Tests); they are never served.
+	Tests map[string]*ast.Module
+	// Roots are the manifest roots of a bundle, nil for plain files.
+	// Bundles merged together must not claim overlapping roots.
+	Roots []string
 }
 
 // BuiltinRevisionPrefix starts the revision of the embedded library.
@@ -39,11 +57,12 @@ const BuiltinRevisionPrefix = "builtin-"
 
 // Builtin returns the Rego library embedded in the binary.
 func Builtin() (*Policy, error) {
-	p, err := load(loader.NewFileLoader().WithFS(rego.FS), []string{"."})
+	p, err := load(loader.NewFileLoader().WithFS(rego.FS), []string{"."}, false)
 	if err != nil {
 		return nil, fmt.Errorf("built-in library: %w", err)
 	}
 	p.Revision = BuiltinRevisionPrefix + p.Revision
+	p.Digest = p.Revision
 	named := make(map[string]*ast.Module, len(p.Modules))
 	for name, m := range p.Modules {
 		named[BuiltinPrefix+name] = m // never collides with a user's file name
@@ -64,25 +83,71 @@ func Merge(parts ...*Policy) (*Policy, error) {
 	}
 	out := &Policy{Modules: map[string]*ast.Module{}}
 	revs := make([]string, 0, len(parts))
-	for _, p := range parts {
+	h := sha256.New()
+	for i, p := range parts {
+		if err := checkRoots(parts[:i], p); err != nil {
+			return nil, fmt.Errorf("merging policies: %w", err)
+		}
 		for name, m := range p.Modules {
 			if _, dup := out.Modules[name]; dup {
 				return nil, fmt.Errorf("merging policies: module %s is loaded twice", name)
 			}
 			out.Modules[name] = m
 		}
+		for name, m := range p.Tests {
+			if out.Tests == nil {
+				out.Tests = map[string]*ast.Module{}
+			}
+			if _, dup := out.Tests[name]; dup {
+				return nil, fmt.Errorf("merging policies: test module %s is loaded twice", name)
+			}
+			out.Tests[name] = m
+		}
 		if p.Data != nil {
 			if out.Data == nil {
 				out.Data = map[string]any{}
 			}
-			if err := mergeData(out.Data, p.Data, "data"); err != nil {
+			// Parts keep their own data: merging copies objects that
+			// would otherwise be shared and modified.
+			if err := mergeData(out.Data, deepCopy(p.Data), "data"); err != nil {
 				return nil, fmt.Errorf("merging policies: %w", err)
 			}
 		}
 		revs = append(revs, p.Revision)
+		fmt.Fprintf(h, "%s\x00", p.Digest)
 	}
 	out.Revision = strings.Join(revs, "+")
+	out.Digest = hex.EncodeToString(h.Sum(nil))[:16]
 	return out, nil
+}
+
+// checkRoots refuses a bundle whose roots overlap those of a bundle before
+// it: as in OPA, one bundle owns each part of the data tree.
+func checkRoots(before []*Policy, p *Policy) error {
+	for _, q := range before {
+		for _, a := range p.Roots {
+			for _, b := range q.Roots {
+				if bundle.RootPathsOverlap(a, b) {
+					return fmt.Errorf("bundle roots overlap: %q (revision %s) and %q (revision %s)",
+						a, p.Revision, b, q.Revision)
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// deepCopy copies the objects of a data document; other values are
+// immutable once decoded.
+func deepCopy(m map[string]any) map[string]any {
+	out := make(map[string]any, len(m))
+	for k, v := range m {
+		if obj, ok := v.(map[string]any); ok {
+			v = deepCopy(obj)
+		}
+		out[k] = v
+	}
+	return out
 }
 
 // mergeData copies src into dst; objects merge key by key, and any other
@@ -106,34 +171,100 @@ func mergeData(dst, src map[string]any, path string) error {
 	return nil
 }
 
-// Load reads .rego files and directories. Directories are walked
-// recursively for .rego files and for data.json / data.yaml documents, which
-// land under data at their directory's path, as with `opa run`. Test files
-// (_test.rego) and hidden entries are skipped.
-func Load(paths []string) (*Policy, error) {
+// LoadOptions tune LoadWith.
+type LoadOptions struct {
+	// Tests loads the _test.rego modules into Policy.Tests as well.
+	Tests bool
+	// Verification checks bundle signatures with OPA's mechanism. When it
+	// requires a signature, every path must be a signed bundle.
+	Verification *bundle.VerificationConfig
+}
+
+// Load reads .rego files, directories and OPA bundles; see LoadWith.
+func Load(paths []string) (*Policy, error) { return LoadWith(paths, LoadOptions{}) }
+
+// LoadWith reads policy paths. Directories are walked recursively for .rego
+// files and for data.json / data.yaml documents, which land under data at
+// their directory's path, as with `opa run`; test files (_test.rego) and
+// hidden entries are skipped. A .tar.gz file, or a directory holding a
+// .manifest or .signatures.json, is read as an OPA bundle.
+func LoadWith(paths []string, opts LoadOptions) (*Policy, error) {
 	if len(paths) == 0 {
 		return nil, fmt.Errorf("%w: no policy path given", ErrNoPolicy)
 	}
+	var plain []string
+	var parts []*Policy
 	for _, path := range paths {
-		info, err := os.Stat(path)
+		kind, err := pathKind(path)
 		if err != nil {
-			return nil, fmt.Errorf("policy path: %w", err)
+			return nil, err
 		}
-		if !info.IsDir() && filepath.Ext(path) != ".rego" {
-			return nil, fmt.Errorf("policy path %s: not a .rego file or a directory", path)
+		if kind == kindPlain {
+			if opts.Verification.SignatureRequired() {
+				return nil, fmt.Errorf("%w: %s is not a bundle, and signature verification is configured", ErrUnsigned, path)
+			}
+			plain = append(plain, path)
+			continue
 		}
+		p, err := readBundleFile(path, kind, opts)
+		if err != nil {
+			return nil, err
+		}
+		parts = append(parts, p)
 	}
-	return load(loader.NewFileLoader(), paths)
+	if len(plain) > 0 {
+		p, err := load(loader.NewFileLoader(), plain, opts.Tests)
+		if err != nil {
+			return nil, err
+		}
+		parts = append([]*Policy{p}, parts...)
+	}
+	return Merge(parts...)
 }
 
-func load(fl loader.FileLoader, paths []string) (*Policy, error) {
-	res, err := fl.WithRegoVersion(ast.RegoV1).WithProcessAnnotation(true).Filtered(paths, servedFiles)
+type sourceKind int
+
+const (
+	kindPlain     sourceKind = iota // .rego files and directories of them
+	kindTarball                     // an OPA bundle .tar.gz
+	kindBundleDir                   // an OPA bundle directory
+)
+
+// pathKind tells how to read path.
+func pathKind(path string) (sourceKind, error) {
+	info, err := os.Stat(path)
+	if err != nil {
+		return 0, fmt.Errorf("policy path: %w", err)
+	}
+	if info.IsDir() {
+		for _, marker := range []string{".manifest", ".signatures.json"} {
+			if _, err := os.Stat(filepath.Join(path, marker)); err == nil {
+				return kindBundleDir, nil
+			}
+		}
+		return kindPlain, nil
+	}
+	switch {
+	case filepath.Ext(path) == ".rego":
+		return kindPlain, nil
+	case isTarball(path):
+		return kindTarball, nil
+	}
+	return 0, fmt.Errorf("policy path %s: not a .rego file, a bundle (.tar.gz) or a directory", path)
+}
+
+func isTarball(path string) bool {
+	return strings.HasSuffix(path, ".tar.gz") || strings.HasSuffix(path, ".tgz")
+}
+
+func load(fl loader.FileLoader, paths []string, tests bool) (*Policy, error) {
+	filter := servedFiles
+	if tests {
+		filter = servedFilesAndTests
+	}
+	res, err := fl.WithRegoVersion(ast.RegoV1).WithProcessAnnotation(true).Filtered(paths, filter)
 	if err != nil {
 		return nil, fmt.Errorf("loading policy: %w", err)
-	}
-	if len(res.Modules) == 0 {
-		return nil, fmt.Errorf("%w in %s (looked for .rego files that are not tests)",
-			ErrNoPolicy, strings.Join(paths, ", "))
 	}
 	p := &Policy{Modules: make(map[string]*ast.Module, len(res.Modules))}
 	h := sha256.New()
@@ -146,11 +277,25 @@ func load(fl loader.FileLoader, paths []string) (*Policy, error) {
 	for _, f := range res.Modules {
 		byName[f.Name] = f
 	}
+	th := sha256.New() // the tests: part of the digest, not of the revision
 	for _, name := range names {
 		f := byName[name]
+		if isTest(name) {
+			if p.Tests == nil {
+				p.Tests = map[string]*ast.Module{}
+			}
+			p.Tests[name] = f.Parsed
+			fmt.Fprintf(th, "%s\x00%d\x00", name, len(f.Raw))
+			th.Write(f.Raw)
+			continue // tests do not change what is served
+		}
 		p.Modules[name] = f.Parsed
 		fmt.Fprintf(h, "%s\x00%d\x00", name, len(f.Raw))
 		h.Write(f.Raw)
+	}
+	if len(p.Modules) == 0 {
+		return nil, fmt.Errorf("%w in %s (looked for .rego files that are not tests)",
+			ErrNoPolicy, strings.Join(paths, ", "))
 	}
 	if len(res.Documents) > 0 {
 		p.Data = res.Documents
@@ -161,26 +306,45 @@ func load(fl loader.FileLoader, paths []string) (*Policy, error) {
 		h.Write(b)
 	}
 	p.Revision = hex.EncodeToString(h.Sum(nil))[:12]
+	p.Digest = p.Revision
+	if len(p.Tests) > 0 {
+		p.Digest += "-" + hex.EncodeToString(th.Sum(nil))[:12]
+	}
 	return p, nil
 }
+
+func isTest(name string) bool { return strings.HasSuffix(name, "_test.rego") }
 
 // servedFiles is a loader filter: it returns true for what to skip.
 func servedFiles(path string, info fs.FileInfo, depth int) bool {
 	name := info.Name()
 	if depth > 0 && strings.HasPrefix(name, ".") {
-		return true // .git, editor swap files, .manifest of later bundle support
+		return true // .git, editor swap files, Kubernetes' ..data
 	}
 	if info.IsDir() {
 		return false
 	}
-	if strings.HasSuffix(name, "_test.rego") {
+	if isTest(name) {
 		return true
 	}
+	return !served(name)
+}
+
+// servedFilesAndTests is servedFiles that keeps the test files too.
+func servedFilesAndTests(path string, info fs.FileInfo, depth int) bool {
+	if depth > 0 && strings.HasPrefix(info.Name(), ".") {
+		return true
+	}
+	return !info.IsDir() && !served(info.Name())
+}
+
+// served reports whether a file of this name is policy content.
+func served(name string) bool {
 	switch {
 	case filepath.Ext(name) == ".rego":
-		return false
+		return true
 	case name == "data.json", name == "data.yaml", name == "data.yml":
-		return false
+		return true
 	}
-	return true
+	return false
 }

@@ -1,0 +1,5 @@
+//go:build !race
+
+package bundles_test
+
+const raceEnabled = false
