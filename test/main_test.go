@@ -1,0 +1,112 @@
+package test
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+)
+
+// Environment variables that steer the tests.
+const (
+	envSharedDir     = "AHP_SHARED_DIR"         // where PROTOCOL.md and conformance/ live
+	envRequireShared = "AHP_REQUIRE_SHARED" // "1": missing shared material fails instead of skipping
+	envBinary        = "AHP_OPA_BIN"            // test this prebuilt binary instead of building one
+)
+
+// defaultSharedDir is the shared material relative to this package
+// directory: <repo>/../shared/ahp.
+var defaultSharedDir = filepath.Join("..", "..", "shared", "ahp")
+
+var (
+	// binPath is the ahp-opa binary built by TestMain.
+	binPath string
+	// sharedDir is the absolute path of the shared material, "" when it
+	// was not found; sharedMissing then says where it was looked for.
+	sharedDir     string
+	sharedMissing string
+)
+
+// raceExitCode is the status a -race binary exits with after a data race
+// report (GORACE exitcode), so that any race fails the exit status checks.
+const raceExitCode = 66
+
+func TestMain(m *testing.M) {
+	os.Exit(runMain(m))
+}
+
+func runMain(m *testing.M) int {
+	tmp, err := os.MkdirTemp("", "ahp-opa-test-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "test: temp dir:", err)
+		return 1
+	}
+	defer os.RemoveAll(tmp)
+
+	if bin := os.Getenv(envBinary); bin != "" {
+		binPath, err = filepath.Abs(bin)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "test:", err)
+			return 1
+		}
+		return runWithShared(m)
+	}
+	binPath = filepath.Join(tmp, "ahp-opa")
+	args := []string{"build", "-o", binPath}
+	if raceEnabled {
+		args = append(args, "-race")
+	}
+	args = append(args, "./cmd/ahp-opa")
+	build := exec.Command("go", args...)
+	build.Dir = ".." // the module root
+	if out, err := build.CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "test: go %v: %v\n%s", args, err, out)
+		return 1
+	}
+
+	return runWithShared(m)
+}
+
+func runWithShared(m *testing.M) int {
+	locateShared()
+	if sharedDir == "" {
+		fmt.Fprintf(os.Stderr, "test: %s; fixture tests skip and replies are checked without the JSON Schemas\n", sharedMissing)
+	}
+	return m.Run()
+}
+
+func locateShared() {
+	dir := os.Getenv(envSharedDir)
+	from := "default"
+	if dir == "" {
+		dir = defaultSharedDir
+	} else {
+		from = envSharedDir
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		abs = dir
+	}
+	index := filepath.Join(abs, "conformance", "INDEX.json")
+	if _, err := os.Stat(index); err != nil {
+		sharedMissing = fmt.Sprintf("AHP shared material not found at %s (%s path; set %s to the directory "+
+			"holding PROTOCOL.md and conformance/): %v", abs, from, envSharedDir, err)
+		return
+	}
+	sharedDir = abs
+}
+
+// requireShared returns the shared directory, or skips the test (fails it
+// when AHP_REQUIRE_SHARED=1) naming where it looked.
+func requireShared(tb testing.TB) string {
+	tb.Helper()
+	if sharedDir != "" {
+		return sharedDir
+	}
+	if os.Getenv(envRequireShared) == "1" {
+		tb.Fatalf("%s; %s=1 makes this a failure", sharedMissing, envRequireShared)
+	}
+	tb.Skip(sharedMissing)
+	return ""
+}
