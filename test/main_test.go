@@ -10,9 +10,9 @@ import (
 
 // Environment variables that steer the tests.
 const (
-	envSharedDir     = "AHP_SHARED_DIR"         // where PROTOCOL.md and conformance/ live
+	envSharedDir     = "AHP_SHARED_DIR"     // where PROTOCOL.md and conformance/ live
 	envRequireShared = "AHP_REQUIRE_SHARED" // "1": missing shared material fails instead of skipping
-	envBinary        = "AHP_OPA_BIN"            // test this prebuilt binary instead of building one
+	envBinary        = "AHP_OPA_BIN"        // test this prebuilt binary instead of building one
 )
 
 // defaultSharedDir is the shared material relative to this package
