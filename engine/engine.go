@@ -36,6 +36,9 @@ type Options struct {
 	// DefaultCapabilities.
 	Capabilities *ast.Capabilities
 	Logger       *slog.Logger
+	// Home is the user's home directory, used to expand ~ and $HOME in
+	// the input enrichment; see InputOptions.Home.
+	Home string
 }
 
 // Engine evaluates events against the active snapshot.
@@ -85,7 +88,7 @@ func (e *Engine) Decide(ctx context.Context, event map[string]any) (Decision, er
 	if s == nil {
 		return Decision{}, ErrNotReady
 	}
-	input, err := ast.InterfaceToValue(event)
+	input, err := e.Input(event)
 	if err != nil {
 		return Decision{}, fmt.Errorf("building policy input: %w", err)
 	}

@@ -1,0 +1,87 @@
+package engine
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/ahp-opa/ahp-opa/bundles"
+)
+
+// benchEngine loads the built-in library, as `serve` does without --policy.
+func benchEngine(b *testing.B) *Engine {
+	b.Helper()
+	p, err := bundles.Builtin()
+	if err != nil {
+		b.Fatal(err)
+	}
+	e := New(Options{Home: "/home/dev"})
+	if err := e.Load(context.Background(), p); err != nil {
+		b.Fatal(err)
+	}
+	return e
+}
+
+func benchEvent(name string, input map[string]any) map[string]any {
+	return map[string]any{
+		"id": "evt_1", "source": "urn:uuid:bench", "type": "tool.before", "time": "2026-01-02T03:04:05Z",
+		"session": map[string]any{"id": "s1", "cwd": "/home/dev/repo", "workspaceRoots": []any{"/home/dev/repo"}},
+		"call":    map[string]any{"id": "c1"}, "path": "native",
+		"tool": map[string]any{"name": name, "origin": "native", "input": input},
+	}
+}
+
+// longCommand is a 4 KB command line of the kind agents send: a chain of
+// builds, greps and git calls.
+func longCommand() string {
+	parts := []string{"cd /home/dev/repo"}
+	for i := 0; len(strings.Join(parts, " && ")) < 4096; i++ {
+		parts = append(parts,
+			`go test ./pkg/... -run 'TestThing|TestOther' -count=1 2>&1 | tee build.log`,
+			`grep -rn "TODO(dev)" src/ | head -20`,
+			`git add -A && git commit -m "wip: step"`)
+	}
+	return strings.Join(parts, " && ")[:4096]
+}
+
+func BenchmarkDecide(b *testing.B) {
+	e := benchEngine(b)
+	cases := []struct {
+		name  string
+		event map[string]any
+	}{
+		{"shell", benchEvent("Bash", map[string]any{"command": "git status && go test ./... 2>&1 | tail -20"})},
+		{"shell-denied", benchEvent("Bash", map[string]any{"command": "sudo rm -rf ~/"})},
+		{"file", benchEvent("Read", map[string]any{"file_path": "/home/dev/repo/main.go"})},
+		{"fetch", benchEvent("WebFetch", map[string]any{"url": "https://docs.example.com/guide", "prompt": "summarise"})},
+		{"shell-4KB", benchEvent("Bash", map[string]any{"command": longCommand()})},
+	}
+	for _, c := range cases {
+		b.Run(c.name, func(b *testing.B) {
+			ctx := context.Background()
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := e.Decide(ctx, c.event); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+func BenchmarkInput(b *testing.B) {
+	cases := map[string]map[string]any{
+		"shell":     benchEvent("Bash", map[string]any{"command": "git status && go test ./... 2>&1 | tail -20"}),
+		"shell-4KB": benchEvent("Bash", map[string]any{"command": longCommand()}),
+	}
+	for name, ev := range cases {
+		b.Run(name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := BuildInput(ev, InputOptions{Home: "/home/dev"}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,191 @@
+package engine
+
+import (
+	"strings"
+)
+
+// Tool families: one rule written against a family covers every harness.
+const (
+	FamilyShell     = "shell"
+	FamilyFileRead  = "file_read"
+	FamilyFileWrite = "file_write"
+	FamilyFileEdit  = "file_edit"
+	FamilySearch    = "search"
+	FamilyFetch     = "fetch"
+	FamilyMCP       = "mcp"
+	FamilyTask      = "task"
+	FamilyOther     = "other"
+)
+
+// families maps the AHP tool.kind values, which win when present.
+var kindFamilies = map[string]string{
+	"shell": FamilyShell, "file_read": FamilyFileRead, "file_write": FamilyFileWrite,
+	"file_edit": FamilyFileEdit, "search": FamilySearch, "fetch": FamilyFetch,
+	"mcp": FamilyMCP, "task": FamilyTask,
+}
+
+// toolFamilies maps harness tool names, lower-cased, to families: Claude
+// Code, Codex, Gemini CLI, and the agents whose tool names are known to
+// share them (Copilot, Cursor, Cline, opencode).
+var toolFamilies = map[string]string{
+	// shell
+	"bash":              FamilyShell, // Claude Code, opencode
+	"run_shell_command": FamilyShell, // Gemini CLI
+	"shell":             FamilyShell, // Codex
+	"local_shell":       FamilyShell, // Codex
+	"exec_command":      FamilyShell, // Codex
+	"container.exec":    FamilyShell, // Codex
+	"run_in_terminal":   FamilyShell, // Copilot
+	"run_terminal_cmd":  FamilyShell, // Cursor
+	"execute_command":   FamilyShell, // Cline
+	"powershell":        FamilyShell,
+	// file_read
+	"read":            FamilyFileRead, // Claude Code, opencode
+	"read_file":       FamilyFileRead, // Gemini CLI, Codex, Cursor, Cline
+	"read_many_files": FamilyFileRead, // Gemini CLI
+	"view":            FamilyFileRead, // Codex, Copilot
+	"notebookread":    FamilyFileRead, // Claude Code
+	"view_image":      FamilyFileRead, // Codex
+	// file_write
+	"write":         FamilyFileWrite, // Claude Code, opencode
+	"write_file":    FamilyFileWrite, // Gemini CLI
+	"create_file":   FamilyFileWrite, // Copilot
+	"write_to_file": FamilyFileWrite, // Cline
+	// file_edit
+	"edit":                        FamilyFileEdit, // Claude Code, opencode
+	"multiedit":                   FamilyFileEdit, // Claude Code
+	"notebookedit":                FamilyFileEdit, // Claude Code
+	"replace":                     FamilyFileEdit, // Gemini CLI
+	"apply_patch":                 FamilyFileEdit, // Codex
+	"edit_file":                   FamilyFileEdit, // Cursor, Copilot
+	"replace_in_file":             FamilyFileEdit, // Cline
+	"insert_edit_into_file":       FamilyFileEdit, // Copilot
+	"str_replace_editor":          FamilyFileEdit,
+	"str_replace_based_edit_tool": FamilyFileEdit,
+	"delete_file":                 FamilyFileEdit, // Cursor
+	// search
+	"glob":                FamilySearch, // Claude Code, Gemini CLI
+	"grep":                FamilySearch, // Claude Code, opencode
+	"ls":                  FamilySearch, // Claude Code
+	"list_directory":      FamilySearch, // Gemini CLI
+	"search_file_content": FamilySearch, // Gemini CLI
+	"grep_search":         FamilySearch, // Cursor
+	"file_search":         FamilySearch, // Cursor
+	"codebase_search":     FamilySearch, // Cursor
+	"list_dir":            FamilySearch, // Cursor
+	"list_files":          FamilySearch, // Cline
+	"search_files":        FamilySearch, // Cline
+	"websearch":           FamilySearch, // Claude Code
+	"google_web_search":   FamilySearch, // Gemini CLI
+	"web_search":          FamilySearch, // Codex, Cursor
+	// fetch
+	"webfetch":       FamilyFetch, // Claude Code
+	"web_fetch":      FamilyFetch, // Gemini CLI
+	"fetch":          FamilyFetch, // opencode
+	"fetch_webpage":  FamilyFetch, // Copilot
+	"browser_action": FamilyFetch, // Cline
+	// task
+	"task":        FamilyTask, // Claude Code
+	"agent":       FamilyTask, // Claude Code
+	"spawn_agent": FamilyTask,
+}
+
+// family classifies a tool: its kind when it names a family, then MCP
+// origin or an mcp__server__tool name, then the name table.
+func family(name, kind, origin string) string {
+	if f, ok := kindFamilies[kind]; ok {
+		return f
+	}
+	if origin == "mcp" || strings.HasPrefix(name, "mcp__") {
+		return FamilyMCP
+	}
+	if f, ok := toolFamilies[strings.ToLower(name)]; ok {
+		return f
+	}
+	return FamilyOther
+}
+
+// mcpTool names the server and tool of an MCP call: from the AHP mcp
+// descriptor, or from a Claude Code style name mcp__server__tool.
+func mcpTool(name string, tool map[string]any) (server, toolName string) {
+	if d, ok := tool["mcp"].(map[string]any); ok {
+		if s, ok := d["server"].(map[string]any); ok {
+			server, _ = s["name"].(string)
+			if server == "" {
+				server, _ = s["id"].(string)
+			}
+		}
+		toolName, _ = d["toolName"].(string)
+	}
+	if rest, ok := strings.CutPrefix(name, "mcp__"); ok && (server == "" || toolName == "") {
+		s, t, _ := strings.Cut(rest, "__")
+		if server == "" {
+			server = s
+		}
+		if toolName == "" {
+			toolName = t
+		}
+	}
+	if toolName == "" {
+		toolName = name
+	}
+	return server, toolName
+}
+
+// pathKeys are the input fields that name a file, in the harnesses known.
+var pathKeys = []string{"file_path", "path", "absolute_path", "filename", "notebook_path", "target_file", "dir_path", "directory"}
+
+// pathListKeys are the input fields that hold lists of files.
+var pathListKeys = []string{"paths", "file_paths", "files"}
+
+// toolPaths returns the paths a file or search tool names, with the input
+// key each came from.
+func toolPaths(input map[string]any) (keys, paths []string) {
+	for _, k := range pathKeys {
+		if s, ok := input[k].(string); ok && s != "" {
+			keys, paths = append(keys, k), append(paths, s)
+		}
+	}
+	for _, k := range pathListKeys {
+		list, _ := input[k].([]any)
+		for _, v := range list {
+			if s, ok := v.(string); ok && s != "" {
+				keys, paths = append(keys, k), append(paths, s)
+			}
+		}
+	}
+	if edits, ok := input["edits"].([]any); ok {
+		for _, e := range edits {
+			if m, ok := e.(map[string]any); ok {
+				if s, ok := m["file_path"].(string); ok && s != "" {
+					keys, paths = append(keys, "edits"), append(paths, s)
+				}
+			}
+		}
+	}
+	for _, k := range []string{"patch", "input"} {
+		if s, ok := input[k].(string); ok {
+			for _, p := range patchPaths(s) {
+				keys, paths = append(keys, k), append(paths, p)
+			}
+		}
+	}
+	return keys, paths
+}
+
+// patchPaths lists the files a Codex apply_patch envelope touches.
+func patchPaths(patch string) []string {
+	if !strings.Contains(patch, "*** ") {
+		return nil
+	}
+	var out []string
+	for line := range strings.Lines(patch) {
+		line = strings.TrimRight(line, "\r\n")
+		for _, prefix := range []string{"*** Add File: ", "*** Update File: ", "*** Delete File: ", "*** Move to: "} {
+			if p, ok := strings.CutPrefix(line, prefix); ok && strings.TrimSpace(p) != "" {
+				out = append(out, strings.TrimSpace(p))
+			}
+		}
+	}
+	return out
+}

@@ -1,0 +1,515 @@
+package shell
+
+import (
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// wrapper describes a program that runs the command given as its
+// arguments: its options, and how many operands come before the command.
+type wrapper struct {
+	// values lists the short options that take a value (-u root).
+	values string
+	// longValues lists the long options that take a separate value.
+	longValues []string
+	// stops lists short options after which no command runs (sudo -l).
+	stops string
+	// longStops lists long options after which no command runs.
+	longStops []string
+	// operands is the number of operands before the command (timeout 5s).
+	operands int
+	// assigns is set for env: NAME=value words before the command.
+	assigns bool
+	// dashIsOption is set for env, where a lone "-" means -i.
+	dashIsOption bool
+}
+
+var wrappers = map[string]wrapper{
+	"sudo": {
+		values:     "ughCDprtUTR",
+		longValues: []string{"--user", "--group", "--close-from", "--chdir", "--prompt", "--role", "--type", "--other-user", "--command-timeout", "--host", "--chroot"},
+		stops:      "lvkKeVh",
+		longStops:  []string{"--list", "--validate", "--reset-timestamp", "--remove-timestamp", "--edit", "--version", "--help"},
+	},
+	"doas":         {values: "uC", stops: "L"},
+	"pkexec":       {longValues: []string{"--user"}, longStops: []string{"--version", "--help"}},
+	"env":          {values: "uCSP", longValues: []string{"--unset", "--chdir", "--split-string"}, assigns: true, dashIsOption: true},
+	"command":      {stops: "vV"},
+	"builtin":      {},
+	"exec":         {values: "a"},
+	"nice":         {values: "n", longValues: []string{"--adjustment"}},
+	"nohup":        {},
+	"setsid":       {},
+	"time":         {values: "fo", longValues: []string{"--format", "--output"}},
+	"timeout":      {values: "sk", longValues: []string{"--signal", "--kill-after"}, operands: 1},
+	"stdbuf":       {values: "ioe", longValues: []string{"--input", "--output", "--error"}},
+	"ionice":       {values: "cn", stops: "pPu"},
+	"chrt":         {values: "TPD", stops: "pm", operands: 1},
+	"taskset":      {stops: "p", operands: 1},
+	"xargs":        {values: "adEILnPs", longValues: []string{"--arg-file", "--delimiter", "--max-lines", "--max-args", "--max-procs", "--max-chars", "--process-slot-var"}},
+	"busybox":      {stops: "l", longStops: []string{"--list", "--help", "--install"}},
+	"toybox":       {},
+	"unbuffer":     {},
+	"chroot":       {longValues: []string{"--userspec", "--groups"}, operands: 1},
+	"torsocks":     {values: "aPuptw"},
+	"proxychains":  {values: "f"},
+	"proxychains4": {values: "f"},
+	"caffeinate":   {values: "tw"},
+	"runuser":      {values: "ugG", longValues: []string{"--user", "--group", "--supp-group"}},
+}
+
+// shells are the programs whose -c option or standard input is a shell
+// script.
+var shells = map[string]bool{
+	"sh": true, "bash": true, "zsh": true, "dash": true, "ksh": true, "mksh": true,
+	"ash": true, "yash": true, "posh": true, "fish": true, "csh": true, "tcsh": true,
+	"rbash": true, "ksh93": true, "pdksh": true, "oksh": true, "loksh": true,
+}
+
+// IsShell reports whether a normalised program name is a shell.
+func IsShell(name string) bool { return shells[name] }
+
+// unwrap skips a wrapper's options and operands. It returns the index in
+// args where the wrapped command starts (-1 when none runs), the
+// environment assignments it sets, and, for env -S, a string to split into
+// the command line.
+func (w wrapper) unwrap(args []field) (int, []Assign, string) {
+	var env []Assign
+	var split string
+	i := 0
+	for i < len(args) {
+		s := args[i].text
+		if s == "--" {
+			i++
+			break
+		}
+		if w.assigns && isAssignment(s) {
+			name, value, _ := strings.Cut(s, "=")
+			env = append(env, Assign{Name: name, Value: value})
+			i++
+			continue
+		}
+		if s == "-" && w.dashIsOption {
+			i++
+			continue
+		}
+		if len(s) < 2 || s[0] != '-' {
+			break
+		}
+		if strings.HasPrefix(s, "--") {
+			name, value, hasValue := strings.Cut(s, "=")
+			if contains(w.longStops, name) {
+				return -1, env, ""
+			}
+			if contains(w.longValues, name) && !hasValue {
+				if i+1 < len(args) {
+					value = args[i+1].text
+				}
+				i++
+			}
+			if name == "--split-string" {
+				split = value
+			}
+			i++
+			continue
+		}
+		for j := 1; j < len(s); j++ {
+			c := s[j]
+			if strings.IndexByte(w.stops, c) >= 0 {
+				return -1, env, ""
+			}
+			if strings.IndexByte(w.values, c) >= 0 {
+				value := s[j+1:]
+				if value == "" && i+1 < len(args) {
+					i++
+					value = args[i].text
+				}
+				if c == 'S' && w.assigns {
+					split = value
+				}
+				break
+			}
+		}
+		i++
+	}
+	i += w.operands
+	if split != "" {
+		return min(i, len(args)), env, split
+	}
+	if i >= len(args) {
+		return -1, env, ""
+	}
+	return i, env, ""
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// isAssignment reports whether s is NAME=value.
+func isAssignment(s string) bool {
+	eq := strings.IndexByte(s, '=')
+	if eq <= 0 {
+		return false
+	}
+	for i := 0; i < eq; i++ {
+		c := s[i]
+		if c != '_' && (c < 'a' || c > 'z') && (c < 'A' || c > 'Z') && (i == 0 || c < '0' || c > '9') {
+			return false
+		}
+	}
+	return true
+}
+
+// exec fills in command idx from its expanded words: it unwraps wrappers,
+// then parses any script the command hands to a shell.
+func (a *analyzer) exec(idx int, words []field, env []Assign, redirs []Redirect, sc scope, bg bool) {
+	var wrapped []string
+	for len(words) > 0 {
+		name := Normalize(words[0].text)
+		w, ok := wrappers[name]
+		if !ok || (name == "runuser" && hasShortOption(words[1:], 'c', "")) {
+			break
+		}
+		n, extra, split := w.unwrap(words[1:])
+		if n < 0 {
+			break
+		}
+		wrapped = append(wrapped, name)
+		env = append(env, extra...)
+		words = words[1+n:]
+		if split != "" {
+			// env -S 'rm -rf /' splits its argument into a command line.
+			sub := a.splitWords(split, sc)
+			words = append(sub, words...)
+		}
+	}
+	cmd := &a.out.Commands[idx]
+	cmd.Wrappers, cmd.Env, cmd.Redirects, cmd.Background = wrapped, env, redirs, bg
+	cmd.Dir = a.dir
+	cmd.Argv = make([]string, len(words))
+	cmd.Dynamic = make([]bool, len(words))
+	for i, f := range words {
+		cmd.Argv[i] = f.text
+		cmd.Dynamic[i] = f.dynamic
+	}
+	if len(words) == 0 {
+		return
+	}
+	cmd.Name = Normalize(words[0].text)
+	if cmd.Name == "cd" || cmd.Name == "pushd" {
+		a.chdir(words[1:])
+	}
+	a.nested(idx, cmd.Name, words[1:], env, redirs, sc)
+}
+
+// chdir follows cd and pushd, so that later relative paths resolve where
+// the shell would: cd ~/.ssh && cat id_rsa reads ~/.ssh/id_rsa.
+func (a *analyzer) chdir(args []field) {
+	ops := operandsOf(args)
+	target := "~"
+	if len(ops) > 0 {
+		target = ops[0].text
+	}
+	switch {
+	case target == "-" || strings.HasPrefix(target, "+"):
+		return // the previous directory: unknown here
+	case strings.HasPrefix(target, "/") || strings.HasPrefix(target, "~") || strings.HasPrefix(target, "$HOME"):
+		a.dir = target
+	case a.dir != "":
+		a.dir = a.dir + "/" + target
+	default:
+		a.dir = target
+	}
+}
+
+// splitWords splits a string into words as the shell would.
+func (a *analyzer) splitWords(s string, sc scope) []field {
+	f, err := a.parser.Parse(strings.NewReader(s), "")
+	if err != nil || f == nil || len(f.Stmts) != 1 {
+		return []field{{text: s, dynamic: true}}
+	}
+	call, ok := f.Stmts[0].Cmd.(*syntax.CallExpr)
+	if !ok {
+		return []field{{text: s, dynamic: true}}
+	}
+	sc.src = s
+	fields, _ := a.words(call.Args, -1, sc)
+	return fields
+}
+
+// nested parses the scripts a command runs: sh -c, su -c, eval, trap,
+// alias, watch, here-documents and here-strings fed to a shell, and the
+// commands of find -exec.
+func (a *analyzer) nested(idx int, name string, args []field, env []Assign, redirs []Redirect, sc scope) {
+	run := func(script string, via string) {
+		saved := a.withEnv(env)
+		a.script(script, sc.nested(via, idx), false)
+		a.restoreEnv(saved)
+	}
+	switch {
+	case shells[name]:
+		script, hasScript, stdin := shellScript(args)
+		switch {
+		case hasScript && !script.subst:
+			run(script.text, ViaShell)
+		case stdin:
+			for _, r := range redirs {
+				if r.Op == "<<" || r.Op == "<<-" || r.Op == "<<<" {
+					run(r.Body, ViaShell)
+				}
+			}
+		}
+	case name == "su" || name == "runuser" || name == "flock" || name == "script":
+		if s, ok := optionValue(args, 'c', "--command"); ok && !s.subst {
+			run(s.text, ViaShell)
+		}
+	case name == "eval":
+		texts := make([]string, 0, len(args))
+		for _, f := range args {
+			if f.subst {
+				return // the substitution is analysed already
+			}
+			texts = append(texts, f.text)
+		}
+		run(strings.Join(texts, " "), ViaEval)
+	case name == "trap":
+		ops := operandsOf(args)
+		if len(ops) >= 2 && ops[0].text != "-" && !ops[0].subst {
+			run(ops[0].text, ViaTrap)
+		}
+	case name == "alias":
+		for _, f := range operandsOf(args) {
+			if _, value, ok := strings.Cut(f.text, "="); ok && !f.subst {
+				run(value, ViaAlias)
+			}
+		}
+	case name == "watch":
+		ops := operandsAfterOptions(args, "nd", []string{"--interval", "--differences"})
+		if len(ops) > 0 {
+			texts := make([]string, len(ops))
+			for i, f := range ops {
+				texts[i] = f.text
+			}
+			run(strings.Join(texts, " "), ViaShell)
+		}
+	case name == "find":
+		a.findExec(idx, args, sc)
+	}
+}
+
+// withEnv sets the variables of a command's environment for the script it
+// runs, returning what to restore.
+func (a *analyzer) withEnv(env []Assign) map[string]*variable {
+	if len(env) == 0 {
+		return nil
+	}
+	saved := make(map[string]*variable, len(env))
+	for _, e := range env {
+		if _, done := saved[e.Name]; !done {
+			if old, ok := a.vars[e.Name]; ok {
+				saved[e.Name] = &old
+			} else {
+				saved[e.Name] = nil
+			}
+		}
+		a.vars[e.Name] = variable{value: e.Value, known: true}
+	}
+	return saved
+}
+
+func (a *analyzer) restoreEnv(saved map[string]*variable) {
+	for name, old := range saved {
+		if old == nil {
+			delete(a.vars, name)
+		} else {
+			a.vars[name] = *old
+		}
+	}
+}
+
+// shellScript finds the script of a shell command line: the first operand
+// when -c is given. Without -c or an operand, or with -s, the shell reads
+// its script from standard input.
+func shellScript(args []field) (script field, hasScript, stdin bool) {
+	hasC, hasS := false, false
+	i := 0
+	for i < len(args) {
+		s := args[i].text
+		if s == "--" || s == "-" {
+			i++
+			break
+		}
+		if len(s) < 2 || (s[0] != '-' && s[0] != '+') {
+			break
+		}
+		if strings.HasPrefix(s, "--") {
+			if s == "--rcfile" || s == "--init-file" {
+				i++
+			}
+			i++
+			continue
+		}
+		for j := 1; j < len(s); j++ {
+			switch s[j] {
+			case 'c':
+				hasC = true
+			case 's':
+				hasS = true
+			case 'o', 'O':
+				if j == len(s)-1 {
+					i++ // -o pipefail
+				}
+			}
+		}
+		i++
+	}
+	if hasC {
+		if i < len(args) {
+			return args[i], true, false
+		}
+		return field{}, false, false
+	}
+	return field{}, false, hasS || i >= len(args)
+}
+
+// readsScriptFromStdin reports whether command i is a shell that reads its
+// script from standard input (sh, bash -s, sudo bash -).
+func (a *analyzer) readsScriptFromStdin(i int) bool {
+	c := &a.out.Commands[i]
+	if !shells[c.Name] {
+		return false
+	}
+	args := make([]field, len(c.Argv)-1)
+	for j, s := range c.Argv[1:] {
+		args[j] = field{text: s}
+	}
+	_, _, stdin := shellScript(args)
+	return stdin
+}
+
+// hasShortOption reports whether args hold -<letter> (alone or in a
+// cluster) or the long option.
+func hasShortOption(args []field, letter byte, long string) bool {
+	_, ok := optionValue(args, letter, long)
+	if ok {
+		return true
+	}
+	for _, f := range args {
+		s := f.text
+		if long != "" && (s == long || strings.HasPrefix(s, long+"=")) {
+			return true
+		}
+		if len(s) > 1 && s[0] == '-' && s[1] != '-' && strings.IndexByte(s[1:], letter) >= 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// optionValue returns the value of -<letter> VALUE, -<letter>VALUE,
+// --long VALUE or --long=VALUE.
+func optionValue(args []field, letter byte, long string) (field, bool) {
+	for i, f := range args {
+		s := f.text
+		if long != "" && strings.HasPrefix(s, long+"=") {
+			return field{text: s[len(long)+1:], dynamic: f.dynamic, subst: f.subst}, true
+		}
+		if (long != "" && s == long) || s == "-"+string(letter) {
+			if i+1 < len(args) {
+				return args[i+1], true
+			}
+			return field{}, false
+		}
+		if len(s) > 2 && s[0] == '-' && s[1] != '-' {
+			if j := strings.IndexByte(s[1:], letter); j >= 0 {
+				rest := s[j+2:]
+				if rest != "" {
+					return field{text: rest, dynamic: f.dynamic, subst: f.subst}, true
+				}
+				if i+1 < len(args) {
+					return args[i+1], true
+				}
+			}
+		}
+	}
+	return field{}, false
+}
+
+// operandsOf returns the arguments that are not options.
+func operandsOf(args []field) []field {
+	var out []field
+	done := false
+	for _, f := range args {
+		if !done && f.text == "--" {
+			done = true
+			continue
+		}
+		if !done && len(f.text) > 1 && f.text[0] == '-' {
+			continue
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+// operandsAfterOptions returns the arguments after the leading options,
+// skipping the values of the options that take one.
+func operandsAfterOptions(args []field, values string, longValues []string) []field {
+	i := 0
+	for i < len(args) {
+		s := args[i].text
+		if s == "--" {
+			i++
+			break
+		}
+		if len(s) < 2 || s[0] != '-' {
+			break
+		}
+		if strings.HasPrefix(s, "--") {
+			if contains(longValues, s) {
+				i++
+			}
+		} else if strings.IndexByte(values, s[len(s)-1]) >= 0 {
+			i++
+		}
+		i++
+	}
+	if i >= len(args) {
+		return nil
+	}
+	return args[i:]
+}
+
+// findExec lists the commands of find -exec, -execdir, -ok and -okdir,
+// each up to its ; or +.
+func (a *analyzer) findExec(idx int, args []field, sc scope) {
+	for i := 0; i < len(args); i++ {
+		switch args[i].text {
+		case "-exec", "-execdir", "-ok", "-okdir":
+		default:
+			continue
+		}
+		j := i + 1
+		for j < len(args) && args[j].text != ";" && args[j].text != "+" {
+			j++
+		}
+		if j > i+1 {
+			child := sc.nested(ViaFindExec, idx)
+			if child.depth > a.lim.MaxDepth {
+				a.limit("commands are nested deeper than %d levels", a.lim.MaxDepth)
+				return
+			}
+			if c := a.reserve(child); c >= 0 {
+				a.exec(c, args[i+1:j], nil, nil, child, false)
+			}
+		}
+		i = j
+	}
+}
