@@ -83,8 +83,8 @@ func TestRegoTests(t *testing.T) {
 	sort.Slice(results, func(i, j int) bool {
 		return results[i].Package+"."+results[i].Name < results[j].Package+"."+results[j].Name
 	})
-	if len(results) < 40 {
-		t.Errorf("found %d Rego tests, expected at least 40", len(results))
+	if len(results) < 80 {
+		t.Errorf("found %d Rego tests, expected at least 80", len(results))
 	}
 	for _, r := range results {
 		if r.Pass() {
@@ -146,10 +146,22 @@ func TestLibraryCompilesWithoutNetworkBuiltins(t *testing.T) {
 	}
 }
 
-// TestDenyRulesAreAnnotated checks that every deny rule carries METADATA
-// with a title, a description, custom.severity and a custom.code that fits
-// the decision contract.
-func TestDenyRulesAreAnnotated(t *testing.T) {
+// TestRulesAreAnnotated checks that every built-in rule (a `violation`
+// rule; `deny` only filters them) carries METADATA with a title, a
+// description, custom.severity and a custom.code that fits the decision
+// contract, and that its denial object carries that code.
+func TestRulesAreAnnotated(t *testing.T) {
+	for code, where := range ruleCodes(t) {
+		if !codePattern.MatchString(code) || !strings.HasPrefix(code, "dev.ahp-opa.") {
+			t.Errorf("%s: custom.code %q is not a dev.ahp-opa.* reverse-DNS code", where, code)
+		}
+	}
+}
+
+// ruleCodes returns the code of every built-in rule with its location,
+// failing the test for a rule that is not annotated properly.
+func ruleCodes(t *testing.T) map[string]string {
+	t.Helper()
 	c := ast.NewCompiler()
 	if c.Compile(loadModules(t, false)); c.Failed() {
 		t.Fatal(c.Errors)
@@ -157,23 +169,29 @@ func TestDenyRulesAreAnnotated(t *testing.T) {
 	annotations := c.GetAnnotationSet()
 	severities := map[string]bool{"low": true, "medium": true, "high": true, "critical": true}
 	codes := map[string]string{}
-	denyRules := 0
 	for _, m := range c.Modules {
 		for _, r := range m.Rules {
-			if r.Head.Name.String() != "deny" && r.Head.Ref().String() != "deny" {
+			name := r.Head.Name.String()
+			if name == "deny" && strings.HasPrefix(m.Package.Path.String(), "data.ahp.tool.before") {
+				// The collector: it must stay a multi-value rule.
+				if r.Head.RuleKind() != ast.MultiValue {
+					t.Errorf("%s: deny must be a multi-value rule (deny contains ...)", r.Location)
+				}
 				continue
 			}
-			denyRules++
+			if name != "violation" {
+				continue
+			}
 			where := r.Location.String()
 			if r.Head.RuleKind() != ast.MultiValue {
-				t.Errorf("%s: deny must be a multi-value rule (deny contains ...)", where)
+				t.Errorf("%s: violation must be a multi-value rule (violation contains ...)", where)
 			}
 			var a *ast.Annotations
 			for _, x := range annotations.GetRuleScope(r) {
 				a = x
 			}
 			if a == nil {
-				t.Errorf("%s: deny rule has no METADATA", where)
+				t.Errorf("%s: rule has no METADATA", where)
 				continue
 			}
 			if a.Title == "" || a.Description == "" {
@@ -183,9 +201,6 @@ func TestDenyRulesAreAnnotated(t *testing.T) {
 				t.Errorf("%s: custom.severity %q is not one of low, medium, high, critical", where, sev)
 			}
 			code, _ := a.Custom["code"].(string)
-			if !codePattern.MatchString(code) || !strings.HasPrefix(code, "dev.ahp-opa.") {
-				t.Errorf("%s: custom.code %q is not a dev.ahp-opa.* reverse-DNS code", where, code)
-			}
 			if other, dup := codes[code]; dup {
 				t.Errorf("%s: custom.code %q is also used at %s", where, code, other)
 			}
@@ -195,8 +210,34 @@ func TestDenyRulesAreAnnotated(t *testing.T) {
 			}
 		}
 	}
-	if denyRules == 0 {
-		t.Fatal("no deny rules found")
+	if len(codes) == 0 {
+		t.Fatal("no built-in rules found")
 	}
-	t.Logf("%d deny rules checked", denyRules)
+	return codes
+}
+
+// TestEveryRuleHasThreeTests counts, for each rule code, the Rego tests
+// that name it: each rule needs denied cases, evasions and look-alikes.
+func TestEveryRuleHasThreeTests(t *testing.T) {
+	codes := ruleCodes(t)
+	tests := map[string]int{}
+	for _, m := range loadModules(t, true) {
+		for _, r := range m.Rules {
+			if !strings.HasPrefix(r.Head.Name.String(), "test_") {
+				continue
+			}
+			body := r.Body.String()
+			for code := range codes {
+				if strings.Contains(body, `"`+code+`"`) {
+					tests[code]++
+				}
+			}
+		}
+	}
+	for code, where := range codes {
+		if tests[code] < 3 {
+			t.Errorf("%s (%s) has %d tests, want at least 3", code, where, tests[code])
+		}
+	}
+	t.Logf("%d rules", len(codes))
 }

@@ -1,222 +1,261 @@
 # METADATA
-# title: Minimal shell command splitting
+# title: Shell command helpers
 # description: |
-#   Just enough shell syntax for the starter rules: a command string is cut
-#   into simple commands at ; & && || | |& ( ) and newlines, quotes are kept
-#   together while cutting and then dropped, and leading wrappers such as sudo,
-#   env or FOO=bar are skipped to find the command actually run. One level of
-#   `sh -c '<script>'` is unwrapped. This is not a shell parser: expansions,
-#   heredocs, aliases and functions are not understood.
+#   Helpers over input.ahp.shell, the parsed form of a shell tool's command
+#   that ahp-opa adds to the input (docs/policy.md has the schema): program
+#   sets, the data flow between commands, and the files commands read and
+#   write.
 package ahp.lib.shell
 
-import data.ahp.lib.tools
+import data.ahp.lib.args
+import input.ahp.shell.programs
 
-# A token is an operator or a word. A word is a run of quoted strings,
-# backslash escapes, fd redirections such as 2>&1 or &>file, and any other
-# characters that are neither blanks nor operators.
-_token_re := `(?:'[^']*'|"(?:[^"\\]|\\.)*"|\\.|[<>]&|&>|[^\s;&|()'"])+|&&|\|\||\|&|[;&|()\n]`
+commands := input.ahp.shell.commands
 
-_operator_re := `^(?:&&|\|\||\|&|[;&|()\n])$`
-
-# Commands that run the command given as their arguments.
-_wrappers := {
-	"builtin", "command", "doas", "env", "exec", "ionice", "nice",
-	"nohup", "stdbuf", "sudo", "time", "timeout", "xargs",
+# Programs whose script comes from -c, an operand or standard input.
+shells := {
+	"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "yash", "posh", "fish",
+	"csh", "tcsh", "rbash", "ksh93", "pdksh", "oksh", "loksh",
 }
 
-# Shell keywords that can stand before a command: `then rm -rf x`, `! false`.
-_keywords := {"!", "{", "do", "elif", "else", "if", "then", "until", "while"}
-
-# Options of sudo and env that take a separate value (sudo -u root).
-_wrapper_value_options := {"-u", "-g", "-C", "-D", "-p", "-r", "-t", "-U", "-T"}
-
-# Programs treated as shells, both for `curl | sh` and for `sh -c '...'`.
-shells := {"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "fish", "csh", "tcsh"}
-
-# tokens splits a script into words and operators, keeping quoted strings
-# whole. Backslash-newline continuations are joined first.
-tokens(script) := regex.find_n(_token_re, regex.replace(script, `\\\r?\n`, " "), -1)
-
-# unquote drops backslash escapes and quote characters from a word:
-# "$HOME" -> $HOME, \rm -> rm, 'a b' -> a b.
-unquote(word) := replace(replace(regex.replace(word, `\\(.)`, "$1"), `"`, ""), "'", "")
-
-basename(word) := regex.replace(word, `^.*/`, "")
-
-# segments cuts a script into simple commands, in order. Each is an object
-# with "words" (unquoted) and "op", the operator that precedes it ("" for the
-# first).
-segments(script) := segs if {
-	toks := tokens(script)
-	ops := [i | some i, t in toks; regex.match(_operator_re, t)]
-	bounds := array.concat(array.concat([-1], ops), [count(toks)])
-	segs := [seg |
-		some k in numbers.range(0, count(bounds) - 2)
-		words := array.slice(toks, bounds[k] + 1, bounds[k + 1])
-		count(words) > 0
-		seg := {"op": _token_at(toks, bounds[k]), "words": [unquote(w) | some w in words]}
-	]
+# Language runtimes that run code from standard input when given no script.
+interpreters := {
+	"python", "python2", "python3", "pypy", "pypy3", "perl", "ruby", "node",
+	"nodejs", "php", "lua", "luajit", "deno", "bun", "pwsh", "powershell",
+	"osascript", "tclsh", "wish", "rscript", "jshell", "irb", "ipython",
 }
 
-_token_at(_, i) := "" if i < 0
-
-_token_at(toks, i) := toks[i] if i >= 0
-
-# simple_command finds the program a list of words runs, skipping variable
-# assignments and wrappers with their options: `sudo -u root rm -rf x` gives
-# {"name": "rm", "args": ["-rf", "x"]}. The name is a basename: /bin/rm -> rm.
-simple_command(words) := {"name": basename(words[i]), "args": array.slice(words, i + 1, count(words))} if {
-	i := min({j | some j, _ in words; not _prefix_word(words, j)})
+# Programs that fetch URLs.
+downloaders := {
+	"curl", "wget", "wget2", "aria2c", "http", "https", "xh", "fetch",
+	"lwp-request", "lwp-download", "axel", "curlie",
 }
 
-_prefix_word(words, i) if regex.match(`^[A-Za-z_][A-Za-z0-9_]*=`, words[i])
-
-_prefix_word(words, i) if words[i] in _keywords
-
-_prefix_word(words, i) if {
-	basename(words[i]) in _wrappers
-	not _command_lookup(words, i)
+# Programs that move raw bytes over the network.
+network_tools := {
+	"nc", "ncat", "netcat", "nc.traditional", "nc.openbsd", "socat",
+	"telnet", "cryptcat", "pwncat",
 }
 
-# Options of a wrapper, and numbers such as `nice -n 10` or `timeout 5s`.
-_prefix_word(words, i) if {
-	i > 0
-	startswith(words[i], "-")
+# Programs that run another program with more privileges.
+escalators := {"sudo", "doas", "pkexec", "runuser", "su", "sudoedit", "run0"}
+
+# Python-style code flags: python -c, perl -e, node -e/-p, ruby -e, php -r.
+_code_flags := {"c", "e", "p", "r", "E", "m"}
+
+# privileged holds for a command run through sudo, doas and the like.
+privileged(cmd) if {
+	some w in cmd.wrappers
+	w in escalators
 }
 
-_prefix_word(words, i) if {
-	i > 0
-	regex.match(`^[0-9][0-9.]*[smhd]?$`, words[i])
+# code_from_stdin holds for a shell or interpreter that runs its standard
+# input as code: `sh`, `bash -s`, `python3`, `python3 -`.
+code_from_stdin(cmd) if {
+	cmd.name in shells
+	not _shell_c(cmd.args)
+	count(_shell_operands(cmd.args)) == 0
 }
 
-_prefix_word(words, i) if {
-	i > 0
-	words[i - 1] in _wrapper_value_options
+code_from_stdin(cmd) if {
+	cmd.name in shells
+	not _shell_c(cmd.args)
+	args.has_short_flag(cmd.args, "s")
 }
 
-# `command -v foo` only looks foo up; it does not run it.
-_command_lookup(words, i) if {
-	basename(words[i]) == "command"
-	words[i + 1] in {"-v", "-V"}
+code_from_stdin(cmd) if {
+	cmd.name in (shells | interpreters)
+	args.operands(cmd.args)[0] == "-"
 }
 
-# _base_scripts are the shell scripts in the tool input: the command string
-# and, for an argv array such as ["bash", "-lc", "<script>"], the script
-# element itself (joining the array loses its quoting).
-_base_scripts contains tools.command
-
-_base_scripts contains script if {
-	argv := tools.raw_command
-	is_array(argv)
-	is_string(argv[0])
-	basename(argv[0]) in shells
-	i := min({j | some j, a in argv; j > 0; _is_c_flag(a)})
-	script := argv[i + 1]
-	is_string(script)
+code_from_stdin(cmd) if {
+	cmd.name in interpreters
+	not _code_flag(cmd.args)
+	count(args.operands(cmd.args)) == 0
 }
 
-# _shell_c_scripts adds one level of inner scripts run through `sh -c`,
-# `bash -lc` and the like.
-_shell_c_scripts := _base_scripts | {inner |
-	some s in _base_scripts
-	some seg in segments(s)
-	inner := _inner_script(seg.words)
+# _shell_c holds when a shell's options include -c (alone or clustered).
+_shell_c(a) if {
+	some o in args.options(a)
+	not startswith(o, "--")
+	contains(o, "c")
 }
 
-# scripts adds, to those, the commands run by command substitution, $(...)
-# or `...`, even inside double quotes: echo "$(cat secret)". Substitutions
-# inside single quotes are not run by the shell and are skipped. Nested
-# substitutions are not looked into.
-scripts := _shell_c_scripts | {inner |
-	some s in _shell_c_scripts
-	some inner in _substitutions(s)
+_code_flag(a) if {
+	some o in args.options(a)
+	not startswith(o, "--")
+	some c in _code_flags
+	contains(o, c)
 }
 
-_substitutions(script) := {inner |
-	live := regex.replace(script, `'[^']*'`, "''")
-	some m in regex.find_all_string_submatch_n("\\$\\(([^()]*)\\)|`([^`]*)`", live, -1)
-	inner := concat("", array.slice(m, 1, 3))
-}
-
-_runs_script_arg(name) if name in shells
-
-_runs_script_arg("su")
-
-_is_c_flag(a) if regex.match(`^-[A-Za-z]*c[A-Za-z]*$`, a)
-
-# The inner script is everything after the -c flag of a shell (or of su); for
-# a string command it is normally a single quoted word.
-_inner_script(words) := concat(" ", array.slice(cmd.args, i + 1, count(cmd.args))) if {
-	cmd := simple_command(words)
-	_runs_script_arg(cmd.name)
-	i := min({j | some j, a in cmd.args; _is_c_flag(a)})
-}
-
-# commands holds every simple command found in the scripts.
-commands contains cmd if {
-	some s in scripts
-	some seg in segments(s)
-	cmd := simple_command(seg.words)
-}
-
-# pipes holds [left, right] pairs of simple commands where the output of left
-# reaches right through a pipeline (directly or via commands in between).
-pipes contains [left, right] if {
-	some s in scripts
-	segs := segments(s)
-	some i, a in segs
-	some j, b in segs
-	i < j
-	every k in numbers.range(i + 1, j) {
-		segs[k].op in {"|", "|&"}
-	}
-	left := simple_command(a.words)
-	right := simple_command(b.words)
-}
-
-# options lists the words of args that are options: they start with "-" and
-# come before any "--".
-options(args) := [a | some i, a in args; _is_option(args, i)]
-
-# operands lists the words of args that are not options.
-operands(args) := [a |
-	some i, a in args
-	not _is_option(args, i)
-	not _ends_options(args, i)
+# A shell's operands, skipping the values of -o/+o/-O/+O.
+_shell_operands(a) := [x |
+	some i, x in a
+	not regex.match(`^[-+]`, x)
+	not _shell_option_value(a, i)
 ]
 
-_is_option(args, i) if {
-	startswith(args[i], "-")
-	not args[i] in {"-", "--"}
-	not _after_end_of_options(args, i)
+_shell_option_value(a, i) if {
+	i > 0
+	a[i - 1] in {"-o", "+o", "-O", "+O", "--rcfile", "--init-file"}
 }
 
-_ends_options(args, i) if {
-	args[i] == "--"
-	not _after_end_of_options(args, i)
+# code_flows holds [j, i] when command j runs the output of command i as
+# code: i is piped into a shell reading its script from stdin, is the
+# substitution a shell, interpreter, eval or source runs (bash <(curl …),
+# sh -c "$(curl …)", eval "$(…)"), or reaches sh -c through a variable.
+code_flows contains [j, i] if {
+	input.ahp.tool.family == "shell"
+	some j, cmd in commands
+	some i in cmd.inputs
+	_executes(cmd, j, commands[i])
 }
 
-_after_end_of_options(args, i) if {
-	some j, a in args
-	a == "--"
-	j < i
+_executes(cmd, _, _) if cmd.name in {"eval", "source", "."}
+
+_executes(cmd, _, _) if {
+	cmd.name in shells
+	_shell_c(cmd.args)
 }
 
-# has_short_flag holds when a single-dash option cluster contains letter:
-# has_short_flag(["-rf", "x"], "f").
-has_short_flag(args, letter) if {
-	some o in options(args)
-	not startswith(o, "--")
-	contains(o, letter)
+_executes(cmd, _, _) if code_from_stdin(cmd)
+
+_executes(cmd, j, src) if {
+	cmd.name in (shells | interpreters)
+	src.parent == j
 }
 
-# has_long_flag holds when a long option is name or an unambiguous GNU-style
-# abbreviation of it at least min_len characters long (counting the dashes):
-# has_long_flag(["--recur"], "--recursive", 5).
-has_long_flag(args, name, min_len) if {
-	some o in options(args)
-	startswith(o, "--")
-	n := split(o, "=")[0]
-	count(n) >= min_len
-	startswith(name, n)
+# decoder holds for a command that decodes or deobfuscates its input.
+decoder(cmd) if {
+	cmd.name in {"base64", "base32", "basenc", "gbase64"}
+	some a in cmd.args
+	a in {"-d", "-D", "--decode"}
+}
+
+decoder(cmd) if {
+	cmd.name == "xxd"
+	args.has_short_flag(cmd.args, "r")
+}
+
+decoder(cmd) if {
+	cmd.name == "openssl"
+	some a in cmd.args
+	a in {"-d", "base64", "-a", "-base64"}
+}
+
+decoder(cmd) if cmd.name in {"uudecode", "rev"}
+
+decoder(cmd) if {
+	cmd.name == "printf"
+	some a in cmd.args
+	regex.match(`\\x[0-9a-fA-F]{2}|\\[0-7]{3}`, a)
+}
+
+# Operations on redirections that write their target.
+write_ops := {">", ">>", ">|", "&>", "&>>", "<>"}
+
+# writes holds {"command": i, "path": p} for each file command i writes:
+# output redirections, tee, cp/mv/install/ln destinations, sed -i and
+# curl -o / wget -O outputs, dd of=, and the files of apply_patch.
+writes contains {"command": i, "path": r.path} if {
+	input.ahp.tool.family == "shell"
+	some i, cmd in commands
+	some r in cmd.redirects
+	r.op in write_ops
+	r.path
+}
+
+writes contains {"command": i, "path": p} if {
+	some i, prog in commands
+	prog.name in {"tee", "truncate", "sponge", "apply_patch", "applypatch"}
+	some p in commands[i].paths
+}
+
+writes contains {"command": i, "path": p} if {
+	some i, prog in commands
+	prog.name in {"cp", "mv", "install", "ln", "rsync", "ditto"}
+	cmd := commands[i]
+	ops := [q | some q in cmd.paths]
+	count(ops) > 1
+	p := ops[count(ops) - 1]
+}
+
+writes contains {"command": i, "path": p} if {
+	some name in ["sed", "perl", "gsed"]
+	some i in programs[name]
+	cmd := commands[i]
+	some o in args.options(cmd.args)
+	regex.match(`^(-i|--in-place|-[a-zA-Z]*i)`, o)
+	some p in cmd.paths
+}
+
+writes contains {"command": i, "path": p} if {
+	some name in ["curl", "wget"]
+	some i in programs[name]
+	cmd := commands[i]
+	some p in cmd.paths
+	p.arg > 0
+	cmd.args[p.arg - 1] in {"-o", "--output", "-O", "--output-document"}
+}
+
+writes contains {"command": i, "path": p} if {
+	some i in programs.dd
+	cmd := commands[i]
+	some p in cmd.paths
+	startswith(cmd.args[p.arg], "of=")
+}
+
+# Commands that take file names without showing the files' contents.
+non_reading := {
+	"ls", "stat", "file", "test", "[", "chmod", "chown", "chgrp", "touch",
+	"rm", "rmdir", "mkdir", "ssh", "ssh-add", "ssh-keygen", "ssh-copy-id",
+	"echo", "printf", "git", "cd", "pushd", "popd", "realpath", "readlink",
+	"basename", "dirname", "wc", "du", "find", "which", "type", "command",
+	"mv", "ln", "tee", "truncate", "shred", "source", ".", "open", "code",
+	"xdg-open", "exa", "eza", "tree", "lsof", "fuser", "unlink", "setfacl",
+	"getfacl", "chattr", "lsattr", "sops", "age", "gpg", "direnv", "dotenv",
+	"docker", "docker-compose", "podman", "export", "declare", "trap", "bfg",
+	"git-filter-repo", "",
+}
+
+# reads holds {"command": i, "path": p} for each file a command may show
+# or copy: a file argument of any command not in non_reading (a copy's
+# destination excepted), and input redirections.
+reads contains {"command": i, "path": p} if {
+	input.ahp.tool.family == "shell"
+	some i, cmd in commands
+	not cmd.name in non_reading
+	some p in cmd.paths
+	not _destination(cmd, p)
+}
+
+reads contains {"command": i, "path": r.path} if {
+	input.ahp.tool.family == "shell"
+	some i, cmd in commands
+	some r in cmd.redirects
+	r.op in {"<", "<>"}
+	r.path
+}
+
+_destination(cmd, p) if {
+	cmd.name in {"cp", "install", "rsync", "scp", "ditto"}
+	last := max({q.arg | some q in cmd.paths})
+	p.arg == last
+}
+
+# words lists every argument of every command, and the bodies of here-
+# documents: text a rule may search when no structure fits (code passed
+# to python -c, for one).
+words contains w if {
+	input.ahp.tool.family == "shell"
+	some cmd in commands
+	some w in cmd.args
+}
+
+# hosts holds the hosts a command contacts: the host of every URL in its
+# arguments.
+hosts contains u.host if {
+	input.ahp.tool.family == "shell"
+	some cmd in commands
+	some u in cmd.urls
 }

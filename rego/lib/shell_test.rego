@@ -2,35 +2,46 @@ package ahp.lib.shell_test
 
 import data.ahp.lib.shell
 
-test_segments_split_on_operators_not_inside_quotes if {
-	segs := shell.segments(`a 1 && b "x; y" | c 2>&1; d &>/dev/null & e || f`)
-	[s.words | some s in segs] == [["a", "1"], ["b", "x; y"], ["c", "2>&1"], ["d", "&>/dev/null"], ["e"], ["f"]]
-	[s.op | some s in segs] == ["", "&&", "|", ";", "&", "||"]
+cmd(name, args) := {"name": name, "args": args, "depth": 0, "via": "", "parent": -1}
+
+test_code_from_stdin if {
+	shell.code_from_stdin(cmd("sh", []))
+	shell.code_from_stdin(cmd("bash", ["-s", "--", "x"]))
+	shell.code_from_stdin(cmd("python3", ["-"]))
+	shell.code_from_stdin(cmd("perl", []))
+	not shell.code_from_stdin(cmd("bash", ["build.sh"]))
+	not shell.code_from_stdin(cmd("bash", ["-c", "ls"]))
+	not shell.code_from_stdin(cmd("python3", ["-c", "print(1)"]))
+	not shell.code_from_stdin(cmd("python3", ["tool.py"]))
 }
 
-test_simple_command_skips_wrappers if {
-	shell.simple_command(["sudo", "-u", "root", "rm", "-rf", "x"]) == {"name": "rm", "args": ["-rf", "x"]}
-	shell.simple_command(["FOO=1", "env", "-i", "nice", "-n", "10", "/bin/ls", "-l"]) == {"name": "ls", "args": ["-l"]}
-	shell.simple_command(["command", "-v", "mkfs"]) == {"name": "command", "args": ["-v", "mkfs"]}
-	shell.simple_command(["then", "rm", "x"]) == {"name": "rm", "args": ["x"]}
+test_code_flows if {
+	inp := {"ahp": {"tool": {"family": "shell"}, "shell": {"commands": [
+		cmd("curl", ["https://x"]),
+		object.union(cmd("sh", []), {"inputs": [0]}),
+		cmd("curl", ["https://y"]),
+		object.union(cmd("jq", ["."]), {"inputs": [2]}),
+	]}}}
+	shell.code_flows == {[1, 0]} with input as inp
 }
 
-test_options_and_operands if {
-	shell.options(["-rf", "a", "--", "-b"]) == ["-rf"]
-	shell.operands(["-rf", "a", "--", "-b"]) == ["a", "-b"]
-	shell.has_short_flag(["-v", "-Rf"], "R")
-	not shell.has_short_flag(["--force"], "f")
-	shell.has_long_flag(["--recur"], "--recursive", 5)
-	not shell.has_long_flag(["--re"], "--recursive", 5)
+p(path) := {"path": path, "base": path, "arg": 0}
+
+test_writes_and_reads if {
+	inp := {"ahp": {"tool": {"family": "shell"}, "shell": {
+		"programs": {"cat": [0], "cp": [1]},
+		"commands": [
+			object.union(cmd("cat", ["a"]), {"paths": [p("/r/a")], "redirects": [{"op": ">", "target": "b", "path": p("/r/b")}]}),
+			object.union(cmd("cp", ["c", "d"]), {"paths": [p("/r/c"), object.union(p("/r/d"), {"arg": 1})]}),
+		],
+	}}}
+	{w.path.path | some w in shell.writes} == {"/r/b", "/r/d"} with input as inp
+	{r.path.path | some r in shell.reads} == {"/r/a", "/r/c"} with input as inp
 }
 
-test_scripts_unwrap_sh_c_and_substitutions if {
-	scripts := shell.scripts with input as {"tool": {"name": "Bash", "input": {"command": `bash -c "ls; echo $(pwd)"`}}}
-	scripts == {`bash -c "ls; echo $(pwd)"`, "ls; echo $(pwd)", "pwd"}
-}
-
-test_pipes_follow_pipelines_only if {
-	pipes := shell.pipes with input as {"tool": {"name": "Bash", "input": {"command": "a | b | c; d | e"}}}
-	names := {[p[0].name, p[1].name] | some p in pipes}
-	names == {["a", "b"], ["a", "c"], ["b", "c"], ["d", "e"]}
+test_decoders if {
+	shell.decoder(cmd("base64", ["-d"]))
+	shell.decoder(cmd("xxd", ["-r", "-p"]))
+	shell.decoder(cmd("rev", []))
+	not shell.decoder(cmd("base64", ["file"]))
 }

@@ -1,73 +1,69 @@
 # METADATA
-# title: Tool-family detection
+# title: Tool families and the files and hosts a call touches
 # description: |
-#   Recognises the shell and file-read tools of the supported harnesses
-#   (Claude Code, Gemini CLI, Codex and any harness that sets tool.kind) and
-#   extracts the command string or the file paths from their input.
+#   ahp-opa classifies every tool into a family (input.ahp.tool.family:
+#   shell, file_read, file_write, file_edit, search, fetch, mcp, task,
+#   other) whatever the harness calls it. These helpers combine what file
+#   tools and shell commands read, write and contact, so that one rule
+#   covers both.
 package ahp.lib.tools
 
-# Names that shell tools carry in the harnesses we know about.
-shell_tool_names := {
-	"Bash", # Claude Code
-	"run_shell_command", # Gemini CLI
-	"shell", # Codex
-	"exec_command", # Codex
-	"local_shell", # Codex
+import data.ahp.lib.shell
+
+family := input.ahp.tool.family
+
+is_shell if family == "shell"
+
+# Families whose paths are files the tool shows to the agent.
+reading_families := {"file_read", "search"}
+
+# Families whose paths are files the tool changes.
+writing_families := {"file_write", "file_edit"}
+
+# read holds every path object a call may show or copy.
+read contains p if {
+	family in reading_families
+	some p in input.ahp.tool.paths
 }
 
-# Names that file-read tools carry in the harnesses we know about.
-file_read_tool_names := {
-	"Read", # Claude Code
-	"read_file", # Gemini CLI, Codex
-	"read_many_files", # Gemini CLI
-	"view", # Codex, Copilot
+read contains r.path if some r in shell.reads
+
+# written holds every path object a call may change.
+written contains p if {
+	family in writing_families
+	some p in input.ahp.tool.paths
 }
 
-# Input keys that may hold the path of a file being read.
-file_path_keys := ["file_path", "path", "absolute_path", "filename"]
+written contains w.path if some w in shell.writes
 
-is_shell if input.tool.kind == "shell"
+# hosts holds every host a call contacts: URLs of fetch tools and in shell
+# arguments.
+hosts contains u.host if some u in input.ahp.tool.urls
 
-is_shell if input.tool.name in shell_tool_names
+hosts contains h if some h in shell.hosts
 
-is_file_read if input.tool.kind == "file_read"
+# urls holds every URL object of the call.
+urls contains u if some u in input.ahp.tool.urls
 
-is_file_read if input.tool.name in file_read_tool_names
-
-# raw_command is the command exactly as the harness sent it: a string, or an
-# argv array (Codex). Some Codex tools call the field "cmd".
-raw_command := c if {
-	is_shell
-	c := input.tool.input.command
-} else := c if {
-	is_shell
-	c := input.tool.input.cmd
+urls contains u if {
+	some cmd in shell.commands
+	some u in cmd.urls
 }
 
-# command is the shell command as one string; argv arrays are joined with
-# single spaces.
-command := raw_command if is_string(raw_command)
+# Input fields in which file tools carry the text they write.
+_content_keys := ["content", "new_string", "new_str", "file_text", "code_edit", "text", "patch", "input", "diff", "new_source"]
 
-command := concat(" ", [a | some a in raw_command; is_string(a)]) if is_array(raw_command)
-
-# file_paths holds every path a file-read tool was asked to read.
-file_paths contains p if {
-	is_file_read
-	some k in file_path_keys
-	p := input.tool.input[k]
-	is_string(p)
+# content holds the text a file tool writes.
+content contains s if {
+	family in writing_families
+	some k in _content_keys
+	s := input.tool.input[k]
+	is_string(s)
 }
 
-file_paths contains p if {
-	is_file_read
-	some p in input.tool.input.paths
-	is_string(p)
-}
-
-# file_path is the first path found, looking at the keys in file_path_keys
-# order.
-file_path := p if {
-	i := min({i | some i, k in file_path_keys; is_string(input.tool.input[k])})
-	is_file_read
-	p := input.tool.input[file_path_keys[i]]
+content contains s if {
+	family in writing_families
+	some e in input.tool.input.edits
+	s := e.new_string
+	is_string(s)
 }

@@ -1,50 +1,141 @@
 package ahp.tool.before.builtin
 
+import data.ahp.lib.args
+import data.ahp.lib.paths
 import data.ahp.lib.shell
+import input.ahp.shell.programs
 
 # METADATA
 # title: dd onto a block device
 # description: |
 #   Denies dd writing to a disk device (of=/dev/sd*, nvme*, hd*, vd*, xvd*,
-#   mmcblk*, disk*, rdisk*), which overwrites a whole disk or partition.
-#   Writing to /dev/null or to regular files is allowed.
+#   mmcblk*, disk*, rdisk*, md*, loop*), which overwrites a whole disk or
+#   partition. Writing to /dev/null or to regular files is allowed.
 # custom:
 #   severity: critical
 #   code: dev.ahp-opa.disk.dd-block-device
-deny contains {
+violation contains {
 	"reason": concat(" ", [
 		"Blocked `dd` writing to a block device; it would overwrite a disk or partition.",
 		"Write to a regular file (of=./disk.img) instead, and leave device writes to the user.",
 	]),
 	"code": "dev.ahp-opa.disk.dd-block-device",
 } if {
+	programs.dd
 	some cmd in shell.commands
 	cmd.name == "dd"
-	some arg in cmd.args
-	regex.match(`^of=/dev/(?:sd|nvme|hd|vd|xvd|mmcblk|r?disk)`, arg)
+	some a in cmd.args
+	regex.match(`^of=/dev/(sd|nvme|hd|vd|xvd|mmcblk|r?disk|md|loop|dm-|mapper/)`, a)
 }
 
 # METADATA
 # title: Creating a filesystem
 # description: |
-#   Denies mkfs, mkfs.<type> (mkfs.ext4, mkfs.vfat, ...) and mke2fs when given
-#   a device, since formatting erases the data on it. Asking only for help or
-#   the version (no operands) is allowed.
+#   Denies mkfs, mkfs.<type> (mkfs.ext4, mkfs.vfat, …), mke2fs, mkswap and
+#   newfs when given a target, since formatting erases the data on it.
+#   Asking only for help or the version (no operands) is allowed.
 # custom:
 #   severity: critical
 #   code: dev.ahp-opa.disk.mkfs
-deny contains {
+violation contains {
 	"reason": concat(" ", [
 		"Blocked creating a filesystem (mkfs); formatting erases everything on the target device.",
 		"Ask the user to format disks themselves.",
 	]),
 	"code": "dev.ahp-opa.disk.mkfs",
 } if {
+	input.ahp.tool.family == "shell"
 	some cmd in shell.commands
 	_mkfs(cmd.name)
-	count(shell.operands(cmd.args)) > 0
+	count(args.operands(cmd.args)) > 0
 }
 
-_mkfs(name) if name in {"mkfs", "mke2fs"}
+_mkfs(name) if name in {"mkfs", "mke2fs", "mkswap", "newfs", "mkdosfs", "mkntfs"}
 
 _mkfs(name) if startswith(name, "mkfs.")
+
+_mkfs(name) if startswith(name, "newfs_")
+
+# METADATA
+# title: Wiping disks or files beyond recovery
+# description: |
+#   Denies wipefs (unless -n), shred, blkdiscard, sgdisk --zap-all/--clear,
+#   diskutil erase*/zeroDisk/randomDisk/secureErase/partitionDisk, fdisk,
+#   sfdisk and parted changing a device, and any shell write (>, tee, cp)
+#   onto a block device.
+# custom:
+#   severity: critical
+#   code: dev.ahp-opa.disk.wipe
+violation contains {
+	"reason": concat(" ", [
+		"Blocked wiping a disk, partition table or file beyond recovery.",
+		"Delete files with rm inside the workspace instead, and leave disk operations to the user.",
+	]),
+	"code": "dev.ahp-opa.disk.wipe",
+} if {
+	_wipes
+}
+
+_wipes if {
+	programs.wipefs
+	some cmd in shell.commands
+	cmd.name == "wipefs"
+	count(args.operands(cmd.args)) > 0
+	not args.has_short_flag(cmd.args, "n")
+	not "--no-act" in cmd.args
+}
+
+_wipes if {
+	some i, prog in shell.commands
+	prog.name in {"shred", "blkdiscard", "srm", "wipe"}
+	cmd := shell.commands[i]
+	count(args.operands(cmd.args)) > 0
+}
+
+_wipes if {
+	programs.sgdisk
+	some cmd in shell.commands
+	cmd.name == "sgdisk"
+	some o in args.options(cmd.args)
+	regex.match(`^(-[a-zA-Z]*[Zzo][a-zA-Z]*|--zap-all|--zap|--clear)$`, o)
+}
+
+_wipes if {
+	programs.diskutil
+	some cmd in shell.commands
+	cmd.name == "diskutil"
+	some a in cmd.args
+	regex.match(`(?i)^(erase|zerodisk|randomdisk|secureerase|partitiondisk|reformat)`, a)
+}
+
+_wipes if {
+	some i, prog in shell.commands
+	prog.name in {"fdisk", "sfdisk", "parted", "gdisk", "cfdisk"}
+	cmd := shell.commands[i]
+	not _lists_partitions(cmd)
+	some p in cmd.paths
+	paths.block_device(p)
+}
+
+_lists_partitions(cmd) if {
+	some o in args.options(cmd.args)
+	o in {"-l", "--list"}
+}
+
+_lists_partitions(cmd) if {
+	cmd.name == "sfdisk"
+	some o in args.options(cmd.args)
+	o in {"-s", "--show-size", "-d", "--dump", "-J", "--json"}
+}
+
+_lists_partitions(cmd) if {
+	cmd.name == "parted"
+	some a in cmd.args
+	a in {"print", "-l", "--list"}
+}
+
+_wipes if {
+	input.ahp.tool.family == "shell"
+	some w in shell.writes
+	paths.block_device(w.path)
+}

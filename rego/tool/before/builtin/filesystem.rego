@@ -1,73 +1,121 @@
 package ahp.tool.before.builtin
 
+import data.ahp.lib.args
+import data.ahp.lib.config
+import data.ahp.lib.paths
 import data.ahp.lib.shell
+import input.ahp.shell.programs
 
 # METADATA
-# title: Recursive force delete of / or the home directory
+# title: Recursive delete of /, a home or a system directory
 # description: |
-#   Denies rm with both recursive and force flags (-rf, -fr, -r -f, -Rf,
-#   --recursive --force, ...) when an operand is the filesystem root or the
-#   user's home directory: /, /*, ~, ~/, ~user, $HOME, ${HOME}, "$HOME".
-#   Other targets such as build/, ./node_modules or /tmp/x stay allowed.
+#   Denies a recursive rm (-r, -R, --recursive, with or without -f) and
+#   find … -delete or find … -exec rm whose target is the file system root,
+#   a home directory (~, $HOME, /home/u), a system directory (/etc, /usr,
+#   /var, …), a directory just below / or every entry of one (/*, ~/*).
+#   Paths are resolved first, so ../.., "$HOME"/ and ~root count.
 # custom:
 #   severity: critical
-#   code: dev.ahp-opa.fs.rm-rf-root-or-home
-deny contains {
+#   code: dev.ahp-opa.fs.rm-recursive-critical
+violation contains {
 	"reason": concat(" ", [
-		"Blocked `rm` with recursive and force flags aimed at the filesystem root or the home directory;",
-		"this would destroy the system or all user data.",
-		"Delete only the specific paths you need, for example `rm -rf ./build`.",
+		"Blocked a recursive delete of the file system root, a home directory or a system directory;",
+		"it would destroy the system or the user's data.",
+		"Delete only the specific paths you need inside the workspace, for example `rm -rf ./build`.",
 	]),
-	"code": "dev.ahp-opa.fs.rm-rf-root-or-home",
+	"code": "dev.ahp-opa.fs.rm-recursive-critical",
 } if {
+	some p in _deleted_recursively
+	paths.critical(p)
+	not config.path_excepted(p)
+}
+
+# METADATA
+# title: Recursive delete outside the workspace
+# description: |
+#   Denies a recursive rm, or find … -delete, whose target lies outside the
+#   session's workspace roots (the working directory when the session names
+#   none). Deleting inside the workspace and in temporary directories
+#   (/tmp, /var/tmp, …) is allowed; exceptions.paths can allow more.
+# custom:
+#   severity: high
+#   code: dev.ahp-opa.fs.rm-recursive-outside-workspace
+violation contains {
+	"reason": concat(" ", [
+		"Blocked a recursive delete outside the workspace.",
+		"Delete only inside the project directory; if this path must go, ask the user to delete it.",
+	]),
+	"code": "dev.ahp-opa.fs.rm-recursive-outside-workspace",
+} if {
+	some p in _deleted_recursively
+	p.outside_workspace
+	not paths.critical(p)
+	not paths.temp(p)
+	not config.path_excepted(p)
+}
+
+# Each body starts with the program it is about: OPA's rule index skips it
+# when the command does not run that program.
+_deleted_recursively contains p if {
+	programs.rm
 	some cmd in shell.commands
 	cmd.name == "rm"
-	_rm_recursive(cmd.args)
-	_rm_force(cmd.args)
-	some target in shell.operands(cmd.args)
-	_root_or_home(target)
+	_recursive(cmd.args)
+	some p in cmd.paths
 }
 
-_rm_recursive(args) if shell.has_short_flag(args, "r")
+_deleted_recursively contains p if {
+	programs.find
+	some i, cmd in shell.commands
+	cmd.name == "find"
+	_find_deletes(cmd, i)
+	some p in _find_roots(cmd)
+}
 
-_rm_recursive(args) if shell.has_short_flag(args, "R")
+_recursive(a) if args.has_short_flag(a, "r")
 
-_rm_recursive(args) if shell.has_long_flag(args, "--recursive", 5)
+_recursive(a) if args.has_short_flag(a, "R")
 
-_rm_force(args) if shell.has_short_flag(args, "f")
+_recursive(a) if args.has_long_flag(a, "--recursive", 5)
 
-_rm_force(args) if shell.has_long_flag(args, "--force", 5)
+_find_deletes(cmd, _) if "-delete" in cmd.args
 
-# / and /*, ~ and ~user, $HOME and ${HOME}, each optionally followed by
-# slashes and a final * or . (~/, $HOME/*, //).
-_root_or_home(path) if regex.match(`^(?:/+|(?:~[A-Za-z0-9_.-]*|\$HOME|\$\{HOME\})/*)(?:\*|\.)?$`, path)
+_find_deletes(_, i) if {
+	some child in shell.commands
+	child.via == "find-exec"
+	child.parent == i
+	child.name in {"rm", "shred", "unlink"}
+}
+
+# The starting points of find: the paths before the first expression.
+_find_roots(cmd) := [p |
+	some p in cmd.paths
+	every i in numbers.range(0, p.arg) {
+		not regex.match(`^[-(!]`, cmd.args[i])
+	}
+]
 
 # METADATA
-# title: Recursive permission change of the filesystem root
+# title: Writing system files
 # description: |
-#   Denies chmod -R / chmod --recursive applied to / or /* whatever the mode
-#   (777, a+rwx, ...): every file on the system would change mode, which
-#   breaks setuid programs and opens the system to every user.
+#   Denies changing files in system directories (/etc, /usr, /bin, /boot,
+#   /var, /Library, C:/Windows, …) with a file tool or a shell command that
+#   writes (>, >>, tee, cp, mv, install, sed -i, dd of=). /dev is left to
+#   the disk rules, temporary directories are allowed.
 # custom:
-#   severity: critical
-#   code: dev.ahp-opa.fs.chmod-recursive-root
-deny contains {
+#   severity: high
+#   code: dev.ahp-opa.fs.write-system
+violation contains {
 	"reason": concat(" ", [
-		"Blocked a recursive chmod of the filesystem root;",
-		"it would change the permissions of every file on the system.",
-		"Change permissions only on the project paths that need it, for example `chmod -R u+rwX ./dist`.",
+		"Blocked writing to a system directory; changing system files can break the machine for every user.",
+		"Keep changes inside the workspace, and ask the user to make system changes themselves.",
 	]),
-	"code": "dev.ahp-opa.fs.chmod-recursive-root",
+	"code": "dev.ahp-opa.fs.write-system",
 } if {
-	some cmd in shell.commands
-	cmd.name == "chmod"
-	_chmod_recursive(cmd.args)
-	some target in shell.operands(cmd.args)
-	_filesystem_root(target)
+	some p in _written
+	paths.system(p)
+	not paths.within(p.path, "/dev")
+	not config.path_excepted(p)
 }
 
-_chmod_recursive(args) if shell.has_short_flag(args, "R")
-
-_chmod_recursive(args) if shell.has_long_flag(args, "--recursive", 5)
-
-_filesystem_root(path) if regex.match(`^/+\*?$`, path)
+_written contains p if some p in data.ahp.lib.tools.written

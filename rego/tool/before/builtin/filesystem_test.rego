@@ -1,147 +1,202 @@
 package ahp.tool.before.builtin_test
 
-# rm -rf of / or the home directory
+# dev.ahp-opa.fs.rm-recursive-critical
 
-test_rm_rf_root_denied if {
-	denied_only(bash("rm -rf /"), rm_code)
-}
-
-test_rm_rf_root_glob_denied if {
-	denied_only(bash("rm -rf /*"), rm_code)
-}
-
-test_rm_flag_spellings_denied if {
+test_rm_recursive_critical_denied if {
 	every c in [
-		"rm -fr /",
-		"rm -r -f /",
-		"rm -Rf /",
-		"rm -f -R ~",
-		"rm --recursive --force /",
-		"rm --force --recursive ~/",
-		"rm --recur --forc /",
-		"rm -rfv /",
-		"rm -vrf ~",
-		"rm -rf --no-preserve-root /",
-		"rm /  -rf",
-		"rm -rf -- /",
-	] {
-		denied_only(bash(c), rm_code)
-	}
-}
-
-test_rm_rf_home_spellings_denied if {
-	every c in [
+		"rm -rf /",
+		"rm -rf /*",
 		"rm -rf ~",
 		"rm -rf ~/",
 		"rm -rf ~/*",
 		"rm -rf $HOME",
 		"rm -rf ${HOME}",
-		`rm -rf "$HOME"`,
-		`rm -rf "${HOME}/"`,
-		"rm -rf '$HOME'",
+		`rm -rf "$HOME"/*`,
+		"rm -rf /etc",
+		"rm -rf /usr/local",
+		"rm -r /var/lib/docker",
+		"rm -fr /home",
+		"rm -rf /home/alice",
 		"rm -rf ~root",
+		"rm -rf /data",
 	] {
-		denied_only(bash(c), rm_code)
+		denies(bash(c), "dev.ahp-opa.fs.rm-recursive-critical")
 	}
 }
 
-test_rm_rf_with_sudo_and_extra_spaces_denied if {
-	denied_only(bash("  sudo   rm    -rf    /  "), rm_code)
-	denied_only(bash("sudo -u root rm -rf ~"), rm_code)
-	denied_only(bash("FOO=1 nohup /bin/rm -rf $HOME"), rm_code)
-	denied_only(bash(`\rm -rf /`), rm_code)
+test_rm_recursive_critical_flag_spellings_denied if {
+	every c in [
+		"rm -fr /",
+		"rm -r -f /",
+		"rm -Rf /",
+		"rm -R ~",
+		"rm --recursive --force /",
+		"rm --recur /",
+		"rm -rfv /",
+		"rm -rf --no-preserve-root /",
+		"rm / -rf",
+		"rm -rf -- /",
+		"rm -rf ../..",
+		"rm -rf ../../..",
+	] {
+		denies(bash(c), "dev.ahp-opa.fs.rm-recursive-critical")
+	}
 }
 
-test_rm_rf_in_chains_denied if {
-	denied_only(bash("ls && rm -rf ~"), rm_code)
-	denied_only(bash("cd /repo; rm -rf /"), rm_code)
-	denied_only(bash("false || rm -rf /*"), rm_code)
-	denied_only(bash("echo y | rm -rf ~"), rm_code)
-	denied_only(bash("(cd /tmp && rm -rf ~)"), rm_code)
-	denied_only(bash("make clean\nrm -rf ~"), rm_code)
-	denied_only(bash("rm -rf \\\n  /"), rm_code)
+test_rm_recursive_critical_evasions_denied if {
+	every c in [
+		"/bin/rm -rf /",
+		`\rm -rf /`,
+		"r''m -rf /",
+		`"rm" -rf /`,
+		"$'\\x72\\x6d' -rf /",
+		"{rm,-rf,/}",
+		"RM -rf /",
+		"sudo env FOO=1 rm -rf /",
+		"nice -n 5 timeout 10 rm -rf ~",
+		"ls && rm -rf ~",
+		"true; rm -rf /",
+		"false || rm -rf /*",
+		"(cd /tmp && rm -rf ~)",
+		"{ rm -rf ~; }",
+		"if true; then rm -rf ~; fi",
+		"for d in a b; do rm -rf /; done",
+		"f() { rm -rf ~; }; f",
+		"echo $(rm -rf ~)",
+		`echo "$(rm -rf /)"`,
+		"echo `rm -rf ~`",
+		`bash -c "rm -rf ~"`,
+		"sh -c 'cd / && rm -rf /'",
+		`bash -c "bash -c 'rm -rf /'"`,
+		"X=/; rm -rf $X",
+		"rm -rf ${TARGET:-/}",
+		"echo 'rm -rf /' | sh",
+		"eval 'rm -rf ~'",
+		"xargs rm -rf < /dev/null ~",
+		"find / -delete",
+		"find ~ -type f -exec rm -f {} +",
+		"rm -rf \\\n  /",
+		"bash <<< 'rm -rf /'",
+		"env -S 'rm -rf /'",
+		"$(echo rm) -rf /",
+		"busybox rm -rf /",
+		"command rm -rf ~",
+	] {
+		denies(bash(c), "dev.ahp-opa.fs.rm-recursive-critical")
+	}
 }
 
-test_rm_rf_through_sh_c_denied if {
-	denied_only(bash(`bash -c "rm -rf ~"`), rm_code)
-	denied_only(bash("sh -c 'cd / && rm -rf /'"), rm_code)
+test_rm_recursive_critical_other_harnesses_denied if {
+	denies(gemini("rm -rf ~/"), "dev.ahp-opa.fs.rm-recursive-critical")
+	denies(codex(["bash", "-lc", "rm -rf $HOME"]), "dev.ahp-opa.fs.rm-recursive-critical")
+	denies(codex(["rm", "-rf", "/"]), "dev.ahp-opa.fs.rm-recursive-critical")
+	denies(codex_exec("rm -fr ~"), "dev.ahp-opa.fs.rm-recursive-critical")
+	denies(shell_kind("rm -rf /"), "dev.ahp-opa.fs.rm-recursive-critical")
 }
 
-test_rm_rf_other_harnesses_denied if {
-	denied_only(gemini("rm -rf ~/"), rm_code)
-	denied_only(codex(["bash", "-lc", "rm -rf $HOME"]), rm_code)
-	denied_only(codex(["rm", "-rf", "/"]), rm_code)
-	denied_only(codex_exec("rm -fr ~"), rm_code)
-	denied_only(shell_kind("rm -rf /"), rm_code)
-}
-
-test_rm_ordinary_targets_allowed if {
+test_rm_inside_workspace_allowed if {
 	every c in [
 		"rm -rf build",
 		"rm -rf ./node_modules",
-		"rm -rf /tmp/x",
-		"rm -rf ~/project/build",
-		"rm -rf $HOME/.cache/pip",
-		"rm -rf /repo/dist",
-		"rm -rf *",
+		"rm -rf /home/dev/repo/dist",
+		"rm -rf ~/repo/target",
 		"rm -rf .",
-		"sudo rm -rf /var/tmp/build",
+		"rm -rf *",
+		"rm -rf /tmp/x",
+		"rm -rf /var/tmp/build",
+		"rm -rf $TMPDIR/cache",
+		"rm -r build && mkdir build",
+		"rm -f ~/.bash_history",
+		"rm ~",
+		"find . -name '*.pyc' -delete",
 	] {
-		allowed(bash(c))
+		lookalike_allowed(bash(c), "dev.ahp-opa.fs.rm-recursive-critical")
 	}
 }
 
-test_rm_without_both_flags_allowed if {
-	allowed(bash("rm -r build"))
-	allowed(bash("rm -f ~/.bash_history"))
-	allowed(bash("rm ~"))
-}
-
 test_rm_text_in_other_commands_allowed if {
-	allowed(bash(`echo "rm -rf /"`))
-	allowed(bash(`git commit -m "stop running rm -rf ~ in scripts"`))
-	allowed(bash(`grep -rn 'rm -rf /' scripts/`))
-	allowed(codex(["git", "commit", "-m", "rm -rf /"]))
+	lookalike_allowed(bash(`echo "rm -rf /"`), "dev.ahp-opa.fs.rm-recursive-critical")
+	lookalike_allowed(bash(`git commit -m "stop running rm -rf ~ in scripts"`), "dev.ahp-opa.fs.rm-recursive-critical")
+	lookalike_allowed(bash(`grep -rn 'rm -rf /' scripts/`), "dev.ahp-opa.fs.rm-recursive-critical")
+	lookalike_allowed(bash(`printf '%s\n' "rm -rf ~ && git push -f"`), "dev.ahp-opa.fs.rm-recursive-critical")
+	lookalike_allowed(bash(`echo 'echo $(rm -rf /)'`), "dev.ahp-opa.fs.rm-recursive-critical")
+	lookalike_allowed(codex(["git", "commit", "-m", "rm -rf /"]), "dev.ahp-opa.fs.rm-recursive-critical")
+	lookalike_allowed(bash("# rm -rf /\nls"), "dev.ahp-opa.fs.rm-recursive-critical")
 }
 
-# chmod -R of /
+# dev.ahp-opa.fs.rm-recursive-outside-workspace
 
-test_chmod_recursive_root_denied if {
-	denied_only(bash("chmod -R 777 /"), chmod_code)
-	denied_only(bash("chmod --recursive 777 /"), chmod_code)
-	denied_only(bash("chmod -R a+rwx /"), chmod_code)
+test_rm_recursive_outside_workspace_denied if {
+	every c in [
+		"rm -rf ~/other-project",
+		"rm -rf ~/.cache",
+		"rm -rf ../sibling",
+		"rm -rf /home/dev/Documents/notes",
+		"rm -r /mnt/backup/old",
+		"rm -rf /media/usb/old",
+	] {
+		denied_only(bash(c), "dev.ahp-opa.fs.rm-recursive-outside-workspace")
+	}
 }
 
-test_chmod_recursive_root_variants_denied if {
-	denied_only(bash("sudo chmod -Rv 0777 /"), chmod_code)
-	denied_only(bash("chmod 777 -R /*"), chmod_code)
-	denied_only(gemini("cd /repo && sudo chmod -R ugo+rwx //"), chmod_code)
-	denied_only(codex(["sudo", "chmod", "-R", "777", "/"]), chmod_code)
+test_rm_recursive_outside_workspace_evasions_denied if {
+	every c in [
+		"cd /tmp && rm -rf ~/Documents",
+		"rm -rf ./../other",
+		`bash -c 'rm -rf "$HOME/Downloads"'`,
+		"find ~/Downloads -delete",
+		"D=~/Music; rm -rf $D",
+	] {
+		denies(bash(c), "dev.ahp-opa.fs.rm-recursive-outside-workspace")
+	}
+	denies(gemini("rm -rf ../other-repo"), "dev.ahp-opa.fs.rm-recursive-outside-workspace")
 }
 
-test_chmod_lookalikes_allowed if {
-	allowed(bash("chmod -R 777 ./build"))
-	allowed(bash("chmod -R 755 /srv/app"))
-	allowed(bash("chmod +x /usr/local/bin/tool"))
-	allowed(bash("chmod 755 /"))
-	allowed(bash(`echo "chmod -R 777 /"`))
+test_rm_recursive_outside_workspace_lookalikes_allowed if {
+	lookalike_allowed(bash("rm ~/notes.txt"), "dev.ahp-opa.fs.rm-recursive-outside-workspace")
+	lookalike_allowed(bash("rm -rf /tmp/build-cache"), "dev.ahp-opa.fs.rm-recursive-outside-workspace")
+	lookalike_allowed(bash("rm -rf ./sub/../build"), "dev.ahp-opa.fs.rm-recursive-outside-workspace")
+	lookalike_allowed(bash("ls -R ~/other-project"), "dev.ahp-opa.fs.rm-recursive-outside-workspace")
+	lookalike_allowed(bash("cp -r ~/other-project/templates ./templates"), "dev.ahp-opa.fs.rm-recursive-outside-workspace")
 }
 
-test_rm_rf_in_control_flow_and_substitution_denied if {
-	denied_only(bash("if [ -d build ]; then rm -rf ~; fi"), rm_code)
-	denied_only(bash("for d in a b; do rm -rf /; done"), rm_code)
-	denied_only(bash("echo $(rm -rf ~)"), rm_code)
-	denied_only(bash(`echo "$(sudo rm -rf /)"`), rm_code)
-	denied_only(bash("echo `rm -rf ~`"), rm_code)
+test_rm_outside_workspace_path_exception if {
+	evt := bash("rm -rf ~/.cache/pip")
+	denies(evt, "dev.ahp-opa.fs.rm-recursive-outside-workspace")
+	codes_with(evt, {"exceptions": {"paths": ["~/.cache/**"]}}) == set()
+	codes_with(evt, {"disabled_rules": ["dev.ahp-opa.fs.rm-recursive-outside-workspace"]}) == set()
 }
 
-test_rm_rf_text_in_quotes_allowed if {
-	allowed(bash(`echo "a; rm -rf /"`))
-	allowed(bash(`echo 'echo $(rm -rf /)'`))
-	allowed(bash(`printf '%s\n' "rm -rf ~ && git push -f"`))
+# dev.ahp-opa.fs.write-system
+
+test_write_system_denied if {
+	denied_only(tool("Write", {"file_path": "/etc/hosts", "content": "127.0.0.1 x"}), "dev.ahp-opa.fs.write-system")
+	denied_only(tool("Edit", {"file_path": "/usr/local/bin/tool", "old_string": "a", "new_string": "b"}), "dev.ahp-opa.fs.write-system")
+	denied_only(tool("write_file", {"file_path": "/Library/Preferences/x.plist", "content": "x"}), "dev.ahp-opa.fs.write-system")
+	denied_only(bash("echo 'nameserver 1.1.1.1' > /etc/resolv.conf"), "dev.ahp-opa.fs.write-system")
 }
 
-test_rm_rf_through_su_c_denied if {
-	denied_only(bash("sudo su -c 'rm -rf /'"), rm_code)
-	denied_only(bash("su root -c 'rm -rf ~'"), rm_code)
+test_write_system_shell_evasions_denied if {
+	denies(bash("echo x | sudo tee -a /etc/hosts"), "dev.ahp-opa.fs.write-system")
+	denies(bash("sudo cp ./tool /usr/local/bin/tool"), "dev.ahp-opa.fs.write-system")
+	denies(bash("sed -i 's/a/b/' /etc/ssh/sshd_config"), "dev.ahp-opa.fs.write-system")
+	denies(bash("cat > /etc/apt/sources.list.d/x.list <<EOF\ndeb x\nEOF"), "dev.ahp-opa.fs.write-system")
+	denies(bash("curl -o /usr/local/bin/x https://example.com/x"), "dev.ahp-opa.fs.write-system")
+	denies(codex(["bash", "-lc", "echo 1 > /proc/sys/vm/drop_caches"]), "dev.ahp-opa.fs.write-system")
+}
+
+test_write_system_lookalikes_allowed if {
+	lookalike_allowed(bash("cat /etc/hosts"), "dev.ahp-opa.fs.write-system")
+	lookalike_allowed(bash("ls > /dev/null 2>&1"), "dev.ahp-opa.fs.write-system")
+	lookalike_allowed(bash("make 2> /dev/null"), "dev.ahp-opa.fs.write-system")
+	lookalike_allowed(bash("cp /etc/hosts ./hosts.bak"), "dev.ahp-opa.fs.write-system")
+	lookalike_allowed(tool("Write", {"file_path": "/home/dev/repo/etc/config.yaml", "content": "a: 1"}), "dev.ahp-opa.fs.write-system")
+	lookalike_allowed(tool("Write", {"file_path": "/tmp/scratch.txt", "content": "x"}), "dev.ahp-opa.fs.write-system")
+	lookalike_allowed(tool("Read", {"file_path": "/etc/hosts"}), "dev.ahp-opa.fs.write-system")
+}
+
+test_write_system_through_dd_denied if {
+	denies(bash("dd if=./passwd of=/etc/passwd"), "dev.ahp-opa.fs.write-system")
+	denies(bash("dd if=/dev/zero of=/dev/sda"), "dev.ahp-opa.disk.wipe")
+	lookalike_allowed(bash("dd if=/etc/hosts of=./hosts.copy"), "dev.ahp-opa.fs.write-system")
 }

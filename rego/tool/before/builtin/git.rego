@@ -1,52 +1,288 @@
 package ahp.tool.before.builtin
 
+import data.ahp.lib.args
+import data.ahp.lib.config
 import data.ahp.lib.shell
+import input.ahp.shell.programs
+
+# git options placed before the subcommand that take a separate value.
+_git_value_options := {"-C", "-c", "--git-dir", "--work-tree", "--namespace", "--config-env", "--exec-path", "--super-prefix"}
+
+# _git holds {"command": cmd, "sub": name, "args": rest, "global": options
+# before the subcommand} for every git command line.
+_git contains {"command": cmd, "sub": cmd.args[i], "args": array.slice(cmd.args, i + 1, count(cmd.args)), "global": array.slice(cmd.args, 0, i)} if {
+	some j in programs.git
+	cmd := shell.commands[j]
+	cmd.name == "git"
+	i := min({j | some j, a in cmd.args; not _git_global_option(cmd.args, j)})
+}
+
+_git_global_option(a, i) if startswith(a[i], "-")
+
+_git_global_option(a, i) if {
+	i > 0
+	a[i - 1] in _git_value_options
+}
 
 # METADATA
 # title: Force push
 # description: |
-#   Denies git push with --force, -f (alone or in a cluster such as -fu) or a
-#   +refspec (git push origin +main), which can overwrite commits on the
-#   remote. --force-with-lease (with or without --force-if-includes) is
-#   allowed because it refuses to overwrite work it has not seen.
+#   Denies git push with --force, -f (alone or in a cluster such as -fu),
+#   --mirror or a +refspec (git push origin +main) to a protected branch:
+#   by default every branch (protected_branches: ["*"]). A push whose
+#   target cannot be told (no refspec, HEAD) counts as protected.
+#   --force-with-lease (with or without --force-if-includes) is allowed,
+#   since it refuses to overwrite work it has not seen.
 # custom:
 #   severity: high
 #   code: dev.ahp-opa.git.force-push
-deny contains {
+violation contains {
 	"reason": concat(" ", [
 		"Blocked `git push` with --force, -f or a +refspec; it can overwrite other people's commits on the remote.",
 		"Use `git push --force-with-lease` instead, or push without forcing.",
 	]),
 	"code": "dev.ahp-opa.git.force-push",
 } if {
+	programs.git
+	some g in _git
+	g.sub == "push"
+	some target in _forced_targets(g.args)
+	_protected(target)
+}
+
+# _forced_targets lists the branches a push overwrites: every refspec when
+# the push is forced, the + refspecs otherwise; "" stands for the branch
+# an unnamed push goes to.
+_forced_targets(a) := ts if {
+	_forced(a)
+	refspecs := array.slice(args.operands(a), 1, 1000)
+	ts := _targets(refspecs)
+}
+
+_forced_targets(a) := [_target(r) | some r in array.slice(args.operands(a), 1, 1000); startswith(r, "+")] if not _forced(a)
+
+_targets(refspecs) := [""] if count(refspecs) == 0
+
+_targets(refspecs) := [_target(r) | some r in refspecs] if count(refspecs) > 0
+
+_target(refspec) := t if {
+	spec := trim_prefix(refspec, "+")
+	parts := split(spec, ":")
+	t := trim_prefix(parts[count(parts) - 1], "refs/heads/")
+}
+
+# git accepts abbreviated long options, but every abbreviation of --force
+# is ambiguous with --force-with-lease, so only the exact spelling counts.
+_forced(a) if "--force" in args.options(a)
+
+_forced(a) if "--mirror" in args.options(a)
+
+_forced(a) if "f" in args.short_flags(a, {"o"})
+
+_protected(target) if target in {"", "HEAD", "--all"}
+
+_protected(target) if config.protected_branch(target)
+
+# METADATA
+# title: Discarding uncommitted work
+# description: |
+#   Denies git commands that throw away work that exists nowhere else:
+#   git reset --hard, git clean -f (unless -n), git checkout -- . or
+#   git checkout . (the whole tree), git restore of the whole tree (without
+#   only --staged), git stash drop and git stash clear.
+# custom:
+#   severity: high
+#   code: dev.ahp-opa.git.discard-work
+violation contains {
+	"reason": concat(" ", [
+		"Blocked a git command that discards uncommitted work (reset --hard, clean -f, checkout/restore of the whole tree, stash drop/clear); it cannot be undone.",
+		"Use `git stash push` to set changes aside, or discard specific files after asking the user.",
+	]),
+	"code": "dev.ahp-opa.git.discard-work",
+} if {
+	programs.git
+	some g in _git
+	_discards(g.sub, g.args)
+}
+
+_discards("reset", a) if "--hard" in args.options(a)
+
+_discards("clean", a) if {
+	_clean_forced(a)
+	not _dry_run(a)
+}
+
+_discards("checkout", a) if _whole_tree(a)
+
+_discards("restore", a) if {
+	_whole_tree(a)
+	not _staged_only(a)
+}
+
+_discards("stash", a) if args.operands(a)[0] in {"drop", "clear"}
+
+_clean_forced(a) if "f" in args.short_flags(a, {"e"})
+
+_clean_forced(a) if args.has_long_flag(a, "--force", 4)
+
+_dry_run(a) if "n" in args.short_flags(a, {"e"})
+
+_dry_run(a) if args.has_long_flag(a, "--dry-run", 4)
+
+_whole_tree(a) if {
+	some p in _pathspecs(a)
+	p in {".", "*", ":/", ":/*", "./", "./*", ":(top)", ":(glob)**", "**"}
+}
+
+# Pathspecs are the operands after "--", or all the operands of restore.
+_pathspecs(a) := array.slice(a, i + 1, count(a)) if {
+	some i, x in a
+	x == "--"
+}
+
+_pathspecs(a) := args.operands(a) if not "--" in a
+
+_staged_only(a) if {
+	some o in args.options(a)
+	o in {"--staged", "-S"}
+	not _worktree(a)
+}
+
+_worktree(a) if {
+	some o in args.options(a)
+	o in {"--worktree", "-W"}
+}
+
+# METADATA
+# title: Rewriting or erasing history
+# description: |
+#   Denies rewriting history and dropping the safety nets that let lost
+#   commits be recovered: git filter-branch, git filter-repo, BFG,
+#   git reflog expire/delete, git gc --prune=now, git update-ref -d.
+# custom:
+#   severity: high
+#   code: dev.ahp-opa.git.rewrite-history
+violation contains {
+	"reason": concat(" ", [
+		"Blocked rewriting or erasing git history (filter-branch, filter-repo, reflog expire, gc --prune=now, update-ref -d); lost commits could not be recovered.",
+		"Make new commits instead (e.g. `git revert`), and leave history rewrites to the user.",
+	]),
+	"code": "dev.ahp-opa.git.rewrite-history",
+} if {
+	_rewrites_history
+}
+
+_rewrites_history if {
+	programs.git
+	some g in _git
+	g.sub in {"filter-branch", "filter-repo"}
+}
+
+_rewrites_history if {
+	some name in ["git-filter-repo", "bfg", "git-filter-branch"]
+	programs[name]
+}
+
+_rewrites_history if {
+	programs.java
+	some cmd in shell.commands
+	cmd.name == "java"
+	some a in cmd.args
+	regex.match(`(?i)bfg.*\.jar$`, a)
+}
+
+_rewrites_history if {
+	programs.git
+	some g in _git
+	g.sub == "reflog"
+	args.operands(g.args)[0] in {"expire", "delete"}
+}
+
+_rewrites_history if {
+	programs.git
+	some g in _git
+	g.sub == "gc"
+	some o in args.options(g.args)
+	o in {"--prune=now", "--prune=all"}
+}
+
+_rewrites_history if {
+	programs.git
+	some g in _git
+	g.sub == "update-ref"
+	some o in args.options(g.args)
+	o in {"-d", "--delete"}
+}
+
+# METADATA
+# title: Skipping git hooks
+# description: |
+#   Denies skipping the repository's hooks: --no-verify on commit, push,
+#   merge, rebase, am, cherry-pick and revert, git commit -n, setting
+#   core.hooksPath (git -c core.hooksPath=… or git config core.hooksPath),
+#   and HUSKY=0 / HUSKY_SKIP_HOOKS / SKIP= in front of a git command.
+# custom:
+#   severity: medium
+#   code: dev.ahp-opa.git.no-verify
+violation contains {
+	"reason": concat(" ", [
+		"Blocked skipping git hooks (--no-verify, -n, core.hooksPath, HUSKY=0); the hooks run checks the project requires.",
+		"Run the command without skipping hooks and fix what they report.",
+	]),
+	"code": "dev.ahp-opa.git.no-verify",
+} if {
+	programs.git
+	_skips_hooks
+}
+
+_skips_hooks if {
+	some g in _git
+	g.sub in {"commit", "push", "merge", "rebase", "am", "cherry-pick", "revert", "pull"}
+	"--no-verify" in args.options(g.args)
+}
+
+_skips_hooks if {
+	some g in _git
+	g.sub == "commit"
+	"n" in args.short_flags(g.args, {"m", "F", "c", "C", "t"})
+}
+
+_skips_hooks if {
+	some g in _git
+	some i, o in g.global
+	o == "-c"
+	regex.match(`(?i)^core\.hookspath=`, g.global[i + 1])
+}
+
+_skips_hooks if {
+	some g in _git
+	g.sub == "config"
+	some a in g.args
+	lower(a) == "core.hookspath"
+	not _config_read(g.args)
+}
+
+_skips_hooks if {
+	input.ahp.tool.family == "shell"
 	some cmd in shell.commands
 	cmd.name == "git"
-	sub := _git_subcommand(cmd.args)
-	sub.name == "push"
-	_forced_push(sub.args)
+	some name, value in cmd.env
+	_hook_skip_env(name, value)
 }
 
-# git options placed before the subcommand that take a separate value.
-_git_value_options := {"-C", "-c", "--git-dir", "--work-tree", "--namespace", "--config-env", "--exec-path"}
-
-_git_subcommand(args) := {"name": args[i], "args": array.slice(args, i + 1, count(args))} if {
-	i := min({j | some j, a in args; not _git_global_option(args, j)})
+_config_read(a) if {
+	some o in args.options(a)
+	o in {"--get", "--get-all", "--list", "-l", "--unset", "--unset-all"}
 }
 
-_git_global_option(args, i) if startswith(args[i], "-")
+_config_read(a) if count(args.operands(a)) == 1
 
-_git_global_option(args, i) if {
-	i > 0
-	args[i - 1] in _git_value_options
-}
+_hook_skip_env("HUSKY", "0")
 
-# git accepts abbreviated long options, but every abbreviation of --force is
-# ambiguous with --force-with-lease, so only the exact spelling counts.
-_forced_push(args) if "--force" in shell.options(args)
+_hook_skip_env("HUSKY_SKIP_HOOKS", _)
 
-_forced_push(args) if shell.has_short_flag(args, "f")
+_hook_skip_env("SKIP", _)
 
-_forced_push(args) if {
-	some refspec in shell.operands(args)
-	startswith(refspec, "+")
-}
+_hook_skip_env("PRE_COMMIT_ALLOW_NO_CONFIG", _)
+
+_hook_skip_env("LEFTHOOK", "0")

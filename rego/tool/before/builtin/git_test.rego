@@ -1,54 +1,190 @@
 package ahp.tool.before.builtin_test
 
-test_git_push_force_denied if {
-	denied_only(bash("git push --force"), push_code)
-	denied_only(bash("git push origin main --force"), push_code)
-	denied_only(bash("git push -f origin main"), push_code)
+# dev.ahp-opa.git.force-push
+
+test_force_push_denied if {
+	every c in [
+		"git push --force",
+		"git push origin main --force",
+		"git push -f origin main",
+		"git push -fu origin feature",
+		"git push -uf origin feature",
+		"git push origin +main",
+		"git push origin +HEAD:refs/heads/main",
+		"git push --force-with-lease origin +main",
+		"git push --mirror backup",
+	] {
+		denied_only(bash(c), "dev.ahp-opa.git.force-push")
+	}
 }
 
-test_git_push_short_flag_cluster_denied if {
-	denied_only(bash("git push -fu origin feature"), push_code)
-	denied_only(bash("git push -uf origin feature"), push_code)
+test_force_push_evasions_denied if {
+	every c in [
+		"git -C /home/dev/repo push --force",
+		"git -c push.default=current push -f",
+		"git add . && git commit -m wip && git push -f",
+		"/usr/bin/git push --force origin main",
+		"g''it push -f",
+		`bash -c "git push --force"`,
+		"GIT_TRACE=1 git push -f",
+		"timeout 60 git push -f",
+	] {
+		denies(bash(c), "dev.ahp-opa.git.force-push")
+	}
+	denies(gemini("git push --force origin main"), "dev.ahp-opa.git.force-push")
+	denies(codex(["git", "push", "-f"]), "dev.ahp-opa.git.force-push")
+	denies(codex(["bash", "-lc", "git fetch && git push origin +main"]), "dev.ahp-opa.git.force-push")
+	denies(codex_exec("git push --force"), "dev.ahp-opa.git.force-push")
 }
 
-test_git_push_plus_refspec_denied if {
-	denied_only(bash("git push origin +main"), push_code)
-	denied_only(bash("git push origin +HEAD:refs/heads/main"), push_code)
-	denied_only(bash("git push --force-with-lease origin +main"), push_code)
+test_force_push_lookalikes_allowed if {
+	every c in [
+		"git push",
+		"git push --force-with-lease",
+		"git push --force-with-lease=main:abc123 origin main",
+		"git push --force-with-lease --force-if-includes origin feature",
+		"git push -u origin feature-f",
+		"git push --follow-tags origin main",
+		"git fetch -f origin",
+		"git checkout -f main",
+		"git add -f dist/ && git push origin main",
+		`git commit -m "never git push --force" && git push`,
+		`echo "git push -f"`,
+		"git push -o ci.skip origin main",
+	] {
+		lookalike_allowed(bash(c), "dev.ahp-opa.git.force-push")
+	}
 }
 
-test_git_push_force_with_global_options_and_chains_denied if {
-	denied_only(bash("git -C /repo push --force"), push_code)
-	denied_only(bash("git -c push.default=current push -f"), push_code)
-	denied_only(bash("git add . && git commit -m wip && git push -f"), push_code)
-	denied_only(bash("  git   push   --force  "), push_code)
-	denied_only(bash("/usr/bin/git push --force origin main"), push_code)
+test_force_push_protected_branches if {
+	cfg := {"protected_branches": ["main", "release/*"]}
+	codes_with(bash("git push -f origin feature"), cfg) == set()
+	codes_with(bash("git push origin +feature/x"), cfg) == set()
+	codes_with(bash("git push -f origin main"), cfg) == {"dev.ahp-opa.git.force-push"}
+	codes_with(bash("git push -f origin HEAD:release/1.2"), cfg) == {"dev.ahp-opa.git.force-push"}
+	codes_with(bash("git push -f"), cfg) == {"dev.ahp-opa.git.force-push"}
 }
 
-test_git_push_force_other_harnesses_denied if {
-	denied_only(gemini("git push --force origin main"), push_code)
-	denied_only(codex(["git", "push", "-f"]), push_code)
-	denied_only(codex(["bash", "-lc", "git fetch && git push origin +main"]), push_code)
-	denied_only(codex_exec("git push --force"), push_code)
+# dev.ahp-opa.git.discard-work
+
+test_discard_work_denied if {
+	every c in [
+		"git reset --hard",
+		"git reset --hard HEAD~3",
+		"git clean -fdx",
+		"git clean -f",
+		"git clean --force -d",
+		"git checkout -- .",
+		"git checkout .",
+		"git checkout HEAD -- .",
+		"git restore .",
+		"git restore --staged --worktree .",
+		"git stash drop",
+		"git stash clear",
+	] {
+		denied_only(bash(c), "dev.ahp-opa.git.discard-work")
+	}
 }
 
-test_git_push_force_with_lease_allowed if {
-	allowed(bash("git push --force-with-lease"))
-	allowed(bash("git push --force-with-lease=main:abc123 origin main"))
-	allowed(bash("git push --force-with-lease --force-if-includes origin feature"))
+test_discard_work_evasions_denied if {
+	denies(bash("git -C ~/repo reset --hard origin/main"), "dev.ahp-opa.git.discard-work")
+	denies(bash("git fetch && git reset --hard @{u}"), "dev.ahp-opa.git.discard-work")
+	denies(bash(`sh -c "git clean -xdf"`), "dev.ahp-opa.git.discard-work")
+	denies(codex(["git", "reset", "--hard"]), "dev.ahp-opa.git.discard-work")
+	denies(bash("G=git; $G reset --hard"), "dev.ahp-opa.git.discard-work")
 }
 
-test_git_push_plain_allowed if {
-	allowed(bash("git push"))
-	allowed(bash("git push -u origin feature-f"))
-	allowed(bash("git push --follow-tags origin main"))
-	allowed(bash("git push origin v1.0.0"))
+test_discard_work_lookalikes_allowed if {
+	every c in [
+		"git reset",
+		"git reset --soft HEAD~1",
+		"git reset HEAD file.txt",
+		"git clean -n",
+		"git clean -nfd",
+		"git clean --dry-run -f",
+		"git checkout main",
+		"git checkout -- src/file.go",
+		"git restore --staged .",
+		"git restore src/file.go",
+		"git stash",
+		"git stash pop",
+		"git stash list",
+		`git commit -m "git reset --hard fixes it"`,
+	] {
+		lookalike_allowed(bash(c), "dev.ahp-opa.git.discard-work")
+	}
 }
 
-test_git_force_outside_push_allowed if {
-	allowed(bash("git fetch -f origin"))
-	allowed(bash("git checkout -f main"))
-	allowed(bash("git add -f dist/ && git push origin main"))
-	allowed(bash(`git commit -m "never git push --force" && git push`))
-	allowed(bash(`echo "git push -f"`))
+# dev.ahp-opa.git.rewrite-history
+
+test_rewrite_history_denied if {
+	every c in [
+		"git filter-branch --tree-filter 'rm -f secrets.txt' HEAD",
+		"git filter-repo --path secrets.txt --invert-paths",
+		"git reflog expire --expire=now --all",
+		"git reflog delete HEAD@{1}",
+		"git gc --prune=now",
+		"git update-ref -d refs/heads/main",
+		"bfg --delete-files id_rsa",
+		"java -jar bfg-1.14.0.jar --strip-blobs-bigger-than 10M",
+	] {
+		denied_only(bash(c), "dev.ahp-opa.git.rewrite-history")
+	}
+}
+
+test_rewrite_history_evasions_denied if {
+	denies(bash("git -c core.pager=cat filter-branch -f HEAD"), "dev.ahp-opa.git.rewrite-history")
+	denies(bash("git reflog expire --all && git gc --prune=now --aggressive"), "dev.ahp-opa.git.rewrite-history")
+	denies(codex(["bash", "-lc", "git filter-repo --force"]), "dev.ahp-opa.git.rewrite-history")
+}
+
+test_rewrite_history_lookalikes_allowed if {
+	lookalike_allowed(bash("git reflog"), "dev.ahp-opa.git.rewrite-history")
+	lookalike_allowed(bash("git reflog show main"), "dev.ahp-opa.git.rewrite-history")
+	lookalike_allowed(bash("git gc"), "dev.ahp-opa.git.rewrite-history")
+	lookalike_allowed(bash("git update-ref refs/heads/tmp HEAD"), "dev.ahp-opa.git.rewrite-history")
+	lookalike_allowed(bash("git log --all --oneline | grep filter-branch"), "dev.ahp-opa.git.rewrite-history")
+	lookalike_allowed(bash("git revert HEAD"), "dev.ahp-opa.git.rewrite-history")
+}
+
+# dev.ahp-opa.git.no-verify
+
+test_no_verify_denied if {
+	every c in [
+		"git commit --no-verify -m wip",
+		"git commit -n -m wip",
+		"git commit -nm wip",
+		"git commit -anm wip",
+		"git push --no-verify",
+		"git merge --no-verify feature",
+		"git -c core.hooksPath=/dev/null commit -m x",
+		"git config core.hooksPath /dev/null",
+		"HUSKY=0 git commit -m x",
+		"SKIP=lint git commit -m x",
+	] {
+		denied_only(bash(c), "dev.ahp-opa.git.no-verify")
+	}
+}
+
+test_no_verify_evasions_denied if {
+	denies(bash("git add -A && git commit --no-verify -m x && git push"), "dev.ahp-opa.git.no-verify")
+	denies(bash("env HUSKY=0 git commit -m x"), "dev.ahp-opa.git.no-verify")
+	denies(bash(`bash -c 'git commit -n -m "x"'`), "dev.ahp-opa.git.no-verify")
+	denies(codex(["git", "commit", "--no-verify", "-m", "x"]), "dev.ahp-opa.git.no-verify")
+}
+
+test_no_verify_lookalikes_allowed if {
+	every c in [
+		"git commit -m 'add -n flag'",
+		"git commit -m -n",
+		"git commit -mn",
+		`git commit -m "skip --no-verify"`,
+		"git config core.hooksPath",
+		"git config --unset core.hooksPath",
+		"git log -n 5",
+		"git push -n origin main",
+		"HUSKY=1 git commit -m x",
+	] {
+		lookalike_allowed(bash(c), "dev.ahp-opa.git.no-verify")
+	}
 }

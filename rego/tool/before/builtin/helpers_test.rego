@@ -2,90 +2,119 @@ package ahp.tool.before.builtin_test
 
 import data.ahp.tool.before.builtin
 
-# Inputs in the shape of the tool.before events each harness sends.
+# Tool events in the shapes the harnesses send. Every helper X(…) below has
+# an X_event(…) twin that builds the raw event; X adds the input.ahp that
+# ahp-opa computes for that event, recorded in fixtures_test.rego under
+# [helper name, arguments]. After
+# adding a test case, regenerate the recording with
+#
+#	go test ./rego -run TestFixtures -update
+#
+# so these tests also run under the stock `opa test`, which has no
+# enrichment of its own.
 event(tool) := {
 	"id": "evt_1",
 	"source": "urn:uuid:test",
 	"type": "tool.before",
 	"time": "2026-01-02T03:04:05Z",
-	"session": {"id": "s1", "cwd": "/repo", "workspaceRoots": ["/repo"]},
+	"session": {"id": "s1", "cwd": "/home/dev/repo", "workspaceRoots": ["/home/dev/repo"]},
 	"call": {"id": "c1"},
 	"path": "native",
 	"tool": tool,
 }
 
+with_ahp(helper, args, evt) := object.union(evt, {"ahp": data.ahp.tool.before.builtin_test.enrichments[[helper, args]]})
+
 # Claude Code
-bash(command) := event({"name": "Bash", "kind": "shell", "origin": "native", "input": {"command": command}})
+bash_event(command) := event({"name": "Bash", "kind": "shell", "origin": "native", "input": {"command": command}})
+
+bash(command) := with_ahp("bash", [command], bash_event(command))
 
 # Gemini CLI
-gemini(command) := event({"name": "run_shell_command", "origin": "native", "input": {"command": command}})
+gemini_event(command) := event({"name": "run_shell_command", "origin": "native", "input": {"command": command}})
+
+gemini(command) := with_ahp("gemini", [command], gemini_event(command))
 
 # Codex, with an argv array
-codex(argv) := event({"name": "shell", "origin": "native", "input": {"command": argv}})
+codex_event(argv) := event({"name": "shell", "origin": "native", "input": {"command": argv}})
+
+codex(argv) := with_ahp("codex", [argv], codex_event(argv))
 
 # Codex exec_command, whose command field is called cmd
-codex_exec(command) := event({"name": "exec_command", "origin": "native", "input": {"cmd": command}})
+codex_exec_event(command) := event({"name": "exec_command", "origin": "native", "input": {"cmd": command}})
+
+codex_exec(command) := with_ahp("codex_exec", [command], codex_exec_event(command))
 
 # An unknown harness that only says the kind
-shell_kind(command) := event({"name": "runTerminal", "kind": "shell", "origin": "mcp", "input": {"command": command}})
+shell_kind_event(command) := event({"name": "runTerminal", "kind": "shell", "origin": "native", "input": {"command": command}})
 
-read_tool(name, args) := event({"name": name, "origin": "native", "input": args})
+shell_kind(command) := with_ahp("shell_kind", [command], shell_kind_event(command))
+
+# Any native tool by name: Read, Write, Edit, read_file, WebFetch, …
+tool_event(name, args) := event({"name": name, "origin": "native", "input": args})
+
+tool(name, args) := with_ahp("tool", [name, args], tool_event(name, args))
+
+# An MCP tool, as Claude Code names it and with the AHP descriptor.
+mcp_event(server, name, args) := event({
+	"name": concat("__", ["mcp", server, name]),
+	"origin": "mcp",
+	"mcp": {"server": {"id": server}, "toolName": name, "provenance": "runtime", "connection": {"transport": "stdio"}},
+	"input": args,
+})
+
+mcp(server, name, args) := with_ahp("mcp", [server, name, args], mcp_event(server, name, args))
 
 denials(evt) := d if {
 	d := builtin.deny with input as evt
 }
 
-# denied_only holds when evt gets exactly one denial and it carries code.
-denied_only(evt, code) if {
-	d := denials(evt)
-	count(d) == 1
-	some x in d
-	x.code == code
-	is_string(x.reason)
-	x.reason != ""
-}
+codes(evt) := {d.code | some d in denials(evt)}
+
+# denies holds when evt is denied with code, among others perhaps.
+denies(evt, code) if code in codes(evt)
+
+# denied_only holds when code is the only denial of evt.
+denied_only(evt, code) if codes(evt) == {code}
 
 allowed(evt) if count(denials(evt)) == 0
 
-# Codes of the built-in rules.
-rm_code := "dev.ahp-opa.fs.rm-rf-root-or-home"
+# With a library configuration (data.ahp_opa.config).
+codes_with(evt, cfg) := {d.code | some d in ds} if {
+	ds := builtin.deny with input as evt with data.ahp_opa.config as cfg
+}
 
-chmod_code := "dev.ahp-opa.fs.chmod-recursive-root"
-
-push_code := "dev.ahp-opa.git.force-push"
-
-pipe_code := "dev.ahp-opa.exec.curl-pipe-shell"
-
-dd_code := "dev.ahp-opa.disk.dd-block-device"
-
-mkfs_code := "dev.ahp-opa.disk.mkfs"
-
-ssh_code := "dev.ahp-opa.secrets.ssh-private-key"
-
-test_every_denial_has_reason_and_valid_code if {
-	d := denials(bash("sudo rm -rf / ; git push -f ; curl x | sh ; dd of=/dev/sda ; mkfs /dev/sdb ; chmod -R 777 / ; cat ~/.ssh/id_rsa"))
-	count(d) == 7
+test_every_denial_has_a_reason_and_a_code if {
+	d := denials(bash("sudo rm -rf / ; git push -f ; curl x | sh ; dd of=/dev/sda ; cat ~/.ssh/id_rsa"))
+	count(d) >= 5
 	every x in d {
-		regex.match(`^(?:[A-Za-z][A-Za-z0-9_-]*\.)+[A-Za-z][A-Za-z0-9_-]*$`, x.code)
-		startswith(x.code, "dev.ahp-opa.")
-		count(x.reason) > 20
+		regex.match(`^dev\.ahp-opa\.[a-z-]+\.[a-z-]+$`, x.code)
+		count(x.reason) > 40
 	}
 }
 
-test_non_shell_tool_with_command_field_is_ignored if {
-	allowed(event({"name": "Write", "origin": "native", "input": {"command": "rm -rf /", "file_path": "/repo/x"}}))
+test_non_shell_tools_with_a_command_field_are_not_parsed if {
+	allowed(tool("Write", {"command": "rm -rf /", "file_path": "/home/dev/repo/x"}))
+	allowed(tool("Glob", {"pattern": "rm -rf /"}))
 }
 
-test_empty_and_missing_command_allowed if {
+test_empty_and_odd_inputs_allowed if {
 	allowed(bash(""))
-	allowed(event({"name": "Bash", "kind": "shell", "input": {}}))
-}
-
-test_odd_input_shapes_allowed_without_errors if {
 	allowed(bash(42))
 	allowed(codex([1, {"a": "b"}, "rm"]))
-	allowed(codex([7, "-c", "rm -rf /"]))
-	allowed(event({"name": "Bash", "kind": "shell", "input": "rm -rf /"}))
-	allowed(event({"name": "Read", "input": {"file_path": 3, "paths": "~/.ssh/id_rsa"}}))
-	allowed(event({"kind": "shell"}))
+	allowed(tool("Bash", {}))
+	allowed(tool("Read", {"file_path": 3, "paths": "~/.ssh/id_rsa"}))
+}
+
+test_raw_events_without_enrichment_are_allowed if {
+	# Stock OPA with no ahp-opa in front: the rules read input.ahp only.
+	d := builtin.deny with input as bash_event("rm -rf /")
+	count(d) == 0
+}
+
+# lookalike_allowed holds when evt, which resembles what the rule with code
+# denies, is allowed by every rule.
+lookalike_allowed(evt, code) if {
+	allowed(evt)
+	not denies(evt, code)
 }

@@ -1,0 +1,114 @@
+# METADATA
+# title: Library configuration
+# description: |
+#   Reads the user's settings for the built-in library from the data
+#   document data.ahp_opa.config (a data.json next to a user policy, or the
+#   `library` section of the ahp-opa configuration file) and applies the
+#   defaults. Every key is optional:
+#
+#     disabled_rules:     codes of built-in rules that must not deny
+#     exceptions.paths:   globs of paths no path rule applies to (~/ allowed)
+#     exceptions.hosts:   hosts no network rule applies to (*.example.com)
+#     exceptions.mcp_tools: "server/tool" globs exempt from every rule
+#     protected_branches: branch globs force pushes may not touch (["*"])
+#     protected_paths:    extra path globs an agent may not write (its
+#                         policy directory, say)
+#     mcp_allowlist:      "server/tool" globs; once set, other MCP tools
+#                         are denied
+package ahp.lib.config
+
+default raw := {}
+
+raw := c if {
+	c := data.ahp_opa.config
+	is_object(c)
+}
+
+# disabled holds the codes of built-in rules switched off.
+disabled contains code if {
+	some code in raw.disabled_rules
+	is_string(code)
+}
+
+default protected_branches := ["*"]
+
+protected_branches := [b | some b in raw.protected_branches; is_string(b)] if is_array(raw.protected_branches)
+
+# protected_branch holds for a branch name force pushes may not rewrite.
+protected_branch(name) if {
+	some pattern in protected_branches
+	glob.match(pattern, ["/"], name)
+}
+
+exception_paths contains _expand(p) if {
+	some p in raw.exceptions.paths
+	is_string(p)
+}
+
+protected_paths contains _expand(p) if {
+	some p in raw.protected_paths
+	is_string(p)
+}
+
+exception_hosts contains lower(h) if {
+	some h in raw.exceptions.hosts
+	is_string(h)
+}
+
+exception_mcp_tools contains t if {
+	some t in raw.exceptions.mcp_tools
+	is_string(t)
+}
+
+# ~/ in a path glob stands for the user's home.
+_expand(p) := concat("", [home, substring(p, 1, -1)]) if {
+	startswith(p, "~/")
+	home := input.ahp.workspace.home
+	home != ""
+} else := p
+
+# path_excepted holds for a path object (see docs/policy.md) that the user
+# exempted from the path rules.
+path_excepted(p) if {
+	some pattern in exception_paths
+	glob.match(pattern, ["/"], p.path)
+}
+
+# path_protected holds for a path the user asked to protect from writes.
+path_protected(p) if {
+	some pattern in protected_paths
+	glob.match(pattern, ["/"], p.path)
+}
+
+# host_excepted holds for a host the user trusts: an exact entry, or a
+# *.domain entry covering it.
+host_excepted(host) if host in exception_hosts
+
+host_excepted(host) if {
+	some pattern in exception_hosts
+	startswith(pattern, "*.")
+	endswith(host, substring(pattern, 1, -1))
+}
+
+# local_host holds for loopback hosts, which never leave the machine.
+local_host(host) if host in {"localhost", "127.0.0.1", "::1", "[::1]", "0.0.0.0"}
+
+local_host(host) if endswith(host, ".localhost")
+
+local_host(host) if startswith(host, "127.")
+
+# mcp_allowlist_set holds once the user set an MCP allowlist.
+mcp_allowlist_set if is_array(raw.mcp_allowlist)
+
+mcp_allowed(server, tool) if {
+	some pattern in raw.mcp_allowlist
+	is_string(pattern)
+	glob.match(pattern, [], concat("/", [server, tool]))
+}
+
+# tool_excepted holds for an MCP tool the user exempted from every rule.
+tool_excepted if {
+	mcp := input.ahp.tool.mcp
+	some pattern in exception_mcp_tools
+	glob.match(pattern, [], concat("/", [mcp.server, mcp.tool]))
+}

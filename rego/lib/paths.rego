@@ -1,0 +1,184 @@
+# METADATA
+# title: Path classification
+# description: |
+#   Classifies the path objects of input.ahp (tool.paths, a command's paths,
+#   a redirection's path): system directories, temporary directories,
+#   secrets and files that configure shells, SSH, git or the agent itself.
+#   A path object has `path` (absolute and clean), `base`, `home_rel` when
+#   it lies in a home directory, and flags such as `root`, `home`,
+#   `inside_workspace` and `outside_workspace`.
+package ahp.lib.paths
+
+# Directories the operating system owns.
+system_dirs := [
+	"/bin", "/boot", "/dev", "/etc", "/lib", "/lib32", "/lib64", "/libx32",
+	"/opt", "/proc", "/sbin", "/snap", "/srv", "/sys", "/usr", "/var",
+	"/System", "/Library", "/Applications", "/private", "/nix", "/cores",
+	"C:/Windows", "C:/Program Files", "C:/Program Files (x86)", "C:/ProgramData",
+]
+
+# Directories whose whole content is disposable.
+temp_dirs := ["/tmp", "/var/tmp", "/private/tmp", "/private/var/tmp", "/var/folders", "/private/var/folders", "/dev/shm"]
+
+# Parents of the users' home directories: deleting them deletes every home.
+home_parents := {"/home", "/Users", "/root", "C:/Users"}
+
+within(path, dir) if path == dir
+
+within(path, dir) if startswith(path, concat("", [dir, "/"]))
+
+# under builds the regular expression that matches a path in one of dirs.
+# The rules use such expressions written out (one match is much cheaper
+# than a loop over a list, and building them per decision costs as much);
+# paths_test.rego checks that they match the lists.
+under(dirs) := concat("", ["^(", concat("|", [regex.replace(d, `[.+()]`, `\$0`) | some d in dirs]), ")(/|$)"])
+
+system_re := `^(/bin|/boot|/dev|/etc|/lib|/lib32|/lib64|/libx32|/opt|/proc|/sbin|/snap|/srv|/sys|/usr|/var|/System|/Library|/Applications|/private|/nix|/cores|C:/Windows|C:/Program Files|C:/Program Files \(x86\)|C:/ProgramData)(/|$)`
+
+temp_re := `^(/tmp|/var/tmp|/private/tmp|/private/var/tmp|/var/folders|/private/var/folders|/dev/shm)(/|$)`
+
+# system holds for a path in a system directory, temporary ones and the
+# workspace (a project in /srv/app) excepted.
+system(p) if {
+	regex.match(system_re, p.path)
+	not temp(p)
+	not p.inside_workspace
+}
+
+system(p) if p.path in home_parents
+
+temp(p) if regex.match(temp_re, p.path)
+
+# critical holds for a path whose deletion wrecks the machine or the
+# user's data: /, a home directory, a system directory, or a directory
+# just below / (/data, /mnt).
+critical(p) if p.root
+
+critical(p) if p.home
+
+critical(p) if system(p)
+
+critical(p) if {
+	regex.match(`^/[^/]+/?\*?$`, p.path)
+	not temp(p)
+	not p.inside_workspace
+}
+
+# env_file holds for a dotenv file: .env, .env.local, .env.production,
+# prod.env, .envrc. Templates (.env.example, .env.sample, .env.template,
+# .env.dist, .env.defaults) hold no secrets and are not env files here.
+env_file(p) if {
+	regex.match(`^(\.env(\..+)?|\.envrc|.+\.env)$`, p.base)
+	not env_template(p)
+}
+
+env_template(p) if regex.match(`(?i)[.-](example|sample|template|dist|defaults|schema)$`, p.base)
+
+# ssh_private_key holds for a private key in a .ssh directory (id_rsa,
+# id_ed25519_sk, id_work; *.pub excepted), or a glob that can match one.
+ssh_private_key(p) if {
+	regex.match(`(^|/)\.ssh/id_[^/]*$`, p.path)
+	not endswith(p.base, ".pub")
+}
+
+ssh_private_key(p) if {
+	contains(p.path, "/.ssh/")
+	p.glob
+	regex.match(`^(\*.*|i\*.*|id\*.*|id_\*.*|\*)$`, p.base)
+	not endswith(p.base, ".pub")
+}
+
+# Credential stores under a home directory, relative to it.
+credential_home_files := {
+	".aws/credentials", ".netrc", "_netrc", ".git-credentials", ".pgpass",
+	".my.cnf", ".npmrc", ".pypirc", ".docker/config.json", ".kube/config",
+	".config/gh/hosts.yml", ".config/hub", ".vault-token", ".cargo/credentials",
+	".cargo/credentials.toml", ".gem/credentials", ".terraform.d/credentials.tfrc.json",
+	".config/gcloud/credentials.db", ".config/gcloud/access_tokens.db",
+	".config/gcloud/application_default_credentials.json",
+	".azure/accessTokens.json", ".azure/msal_token_cache.json",
+	".gnupg/secring.gpg", ".composer/auth.json", ".config/composer/auth.json",
+	".local/share/keyrings/login.keyring", ".bash_history", ".zsh_history",
+	".psql_history", ".mysql_history", ".python_history", ".node_repl_history",
+}
+
+# Credential directories under a home directory.
+credential_home_dirs := {
+	".gnupg/private-keys-v1.d", ".password-store", ".config/op",
+	".local/share/keyrings", ".aws/sso/cache", ".config/gcloud/legacy_credentials",
+}
+
+credential_home_dirs_re := `^(\.aws/sso/cache|\.config/gcloud/legacy_credentials|\.config/op|\.gnupg/private-keys-v1\.d|\.local/share/keyrings|\.password-store)(/|$)`
+
+# credential_file holds for a file that holds credentials or tokens.
+credential_file(p) if p.home_rel in credential_home_files
+
+credential_file(p) if regex.match(credential_home_dirs_re, p.home_rel)
+
+credential_file(p) if regex.match(`^(/proc/[^/]+/(task/[^/]+/)?environ|/etc/(shadow|gshadow|master\.passwd|sudoers)|(/etc/ssl/private|/var/run/secrets|/run/secrets|/etc/pki/tls/private)(/.*)?)$`, p.path)
+
+credential_file(p) if private_key(p)
+
+# private_key holds for a key file by its extension (a .pem that names a
+# certificate or a chain excepted) or an SSH key name outside ~/.ssh.
+private_key(p) if regex.match(`(?i)\.(key|p12|pfx|ppk|jks|keystore|p8)$`, p.base)
+
+private_key(p) if {
+	regex.match(`(?i)\.pem$`, p.base)
+	not regex.match(`(?i)(cert|chain|ca[-_.]|^ca\.|bundle|pub|public)`, p.base)
+}
+
+private_key(p) if {
+	regex.match(`^id_(rsa|dsa|ecdsa|ed25519)(_sk)?$`, p.base)
+	not contains(p.path, "/.ssh/")
+}
+
+# Shell startup files and other places that run code at login, relative to
+# a home directory.
+startup_home_files := {
+	".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile",
+	".zshrc", ".zshenv", ".zprofile", ".zlogin", ".zlogout", ".cshrc",
+	".tcshrc", ".kshrc", ".mkshrc", ".config/fish/config.fish", ".xprofile",
+	".xinitrc", ".xsession", ".inputrc", ".pam_environment",
+}
+
+startup_home_dirs := {
+	".config/fish/conf.d", ".config/autostart", ".config/systemd/user",
+	"Library/LaunchAgents", ".config/environment.d", ".bashrc.d", ".zshrc.d",
+}
+
+startup_home_dirs_re := `^(\.bashrc\.d|\.config/autostart|\.config/environment\.d|\.config/fish/conf\.d|\.config/systemd/user|\.zshrc\.d|Library/LaunchAgents)(/|$)`
+
+startup_file(p) if p.home_rel in startup_home_files
+
+startup_file(p) if regex.match(startup_home_dirs_re, p.home_rel)
+
+startup_file(p) if regex.match(`^(/etc/(profile|bash\.bashrc|bashrc|zshrc|zsh/zshrc|environment|crontab)|(/etc/profile\.d|/etc/cron\.(d|daily|hourly|weekly|monthly)|/etc/systemd/system|/Library/Launch(Agents|Daemons)|/var/spool/cron)(/.*)?)$`, p.path)
+
+# authorized_keys holds for the files that let someone log in over SSH.
+authorized_keys(p) if regex.match(`(^|/)\.ssh/authorized_keys2?$`, p.path)
+
+authorized_keys(p) if within(p.path, "/etc/ssh")
+
+# git_hook holds for a file in a repository's hooks directory.
+git_hook(p) if contains(p.path, "/.git/hooks/")
+
+git_hook(p) if endswith(p.path, "/.git/hooks")
+
+git_hook(p) if regex.match(`(^|/)\.husky/[^/_][^/]*$`, p.path)
+
+# agent_config holds for the files that configure coding agents' hooks,
+# permissions and MCP servers, and ahp-opa's own configuration: an agent
+# that rewrites them can switch its guard off.
+agent_config(p) if regex.match(
+	concat("", [
+		`(^|/)(\.claude/settings(\.local)?\.json|\.claude\.json|\.claude/hooks/.*|`,
+		`\.gemini/settings\.json|\.codex/config\.toml|\.codex/hooks\.json|`,
+		`\.cursor/hooks\.json|\.cursor/mcp\.json|\.mcp\.json|\.config/ahp-opa/.*|`,
+		`ahp-opa\.ya?ml|\.ahp/.*|\.github/hooks/.*\.json|\.vscode/mcp\.json|\.amp/settings\.json)$`,
+	]),
+	p.path,
+)
+
+# block_device holds for a disk or partition device node.
+block_device(p) if regex.match(`^/dev/(sd|nvme|hd|vd|xvd|mmcblk|r?disk|md|dm-|mapper/|loop|sr)`, p.path)

@@ -1,0 +1,58 @@
+package ahp.lib.paths_test
+
+import data.ahp.lib.paths
+
+test_written_out_expressions_match_the_lists if {
+	paths.system_re == paths.under(paths.system_dirs)
+	paths.temp_re == paths.under(paths.temp_dirs)
+	paths.credential_home_dirs_re == paths.under(paths.credential_home_dirs)
+	paths.startup_home_dirs_re == paths.under(paths.startup_home_dirs)
+}
+
+test_system_and_temp if {
+	paths.system({"path": "/etc/hosts"})
+	paths.system({"path": "C:/Program Files (x86)/x"})
+	paths.system({"path": "/home"})
+	not paths.system({"path": "/etcetera"})
+	not paths.system({"path": "/var/tmp/x"})
+	not paths.system({"path": "/srv/app/x", "inside_workspace": true})
+	paths.temp({"path": "/tmp"})
+	not paths.temp({"path": "/tmpfoo"})
+}
+
+test_critical if {
+	paths.critical({"path": "/", "root": true})
+	paths.critical({"path": "/home/dev", "home": true})
+	paths.critical({"path": "/data"})
+	paths.critical({"path": "/usr/lib"})
+	not paths.critical({"path": "/home/dev/repo/build", "inside_workspace": true})
+	not paths.critical({"path": "/repo", "inside_workspace": true})
+	not paths.critical({"path": "/tmp"})
+}
+
+test_secret_files if {
+	paths.env_file({"base": ".env"})
+	paths.env_file({"base": ".env.production"})
+	paths.env_file({"base": "prod.env"})
+	not paths.env_file({"base": ".env.example"})
+	not paths.env_file({"base": "environment.md"})
+	paths.ssh_private_key({"path": "/home/u/.ssh/id_ed25519", "base": "id_ed25519"})
+	not paths.ssh_private_key({"path": "/home/u/.ssh/id_ed25519.pub", "base": "id_ed25519.pub"})
+	paths.credential_file({"path": "/home/u/.aws/credentials", "home_rel": ".aws/credentials", "base": "credentials"})
+	paths.credential_file({"path": "/home/u/.password-store/x.gpg", "home_rel": ".password-store/x.gpg", "base": "x.gpg"})
+	paths.credential_file({"path": "/proc/1/environ", "base": "environ"})
+	paths.credential_file({"path": "/x/server.key", "base": "server.key"})
+	not paths.credential_file({"path": "/x/ca.pem", "base": "ca.pem"})
+}
+
+test_startup_hooks_and_agent_files if {
+	paths.startup_file({"path": "/home/u/.bashrc", "home_rel": ".bashrc"})
+	paths.startup_file({"path": "/etc/cron.d/x"})
+	paths.authorized_keys({"path": "/root/.ssh/authorized_keys"})
+	paths.git_hook({"path": "/r/.git/hooks/pre-commit"})
+	paths.agent_config({"path": "/r/.claude/settings.local.json"})
+	paths.agent_config({"path": "/r/.mcp.json"})
+	not paths.agent_config({"path": "/r/.claude/commands/x.md"})
+	paths.block_device({"path": "/dev/nvme0n1"})
+	not paths.block_device({"path": "/dev/null"})
+}

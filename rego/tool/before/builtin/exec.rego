@@ -1,0 +1,142 @@
+package ahp.tool.before.builtin
+
+import data.ahp.lib.args
+import data.ahp.lib.shell
+import input.ahp.shell.programs
+
+# METADATA
+# title: Downloaded code run by a shell
+# description: |
+#   Denies running what a download prints: curl or wget piped into a shell
+#   or an interpreter that reads code from stdin (curl … | sh, wget -qO- … |
+#   sudo bash, curl … | tee x | python3), a download in a process or
+#   command substitution a shell runs (bash <(curl …), sh -c "$(curl …)"),
+#   and eval or source of downloaded text, also through a variable
+#   (X=$(curl …); eval "$X"). Piping a download into a program that reads it
+#   as data (jq, python3 -c '…json…', grep) stays allowed.
+# custom:
+#   severity: high
+#   code: dev.ahp-opa.exec.curl-pipe-shell
+violation contains {
+	"reason": concat(" ", [
+		"Blocked running downloaded code straight from the network; it would run unreviewed.",
+		"Download it to a file first (e.g. `curl -fsSLo install.sh URL`), inspect it, then ask the user before running it.",
+	]),
+	"code": "dev.ahp-opa.exec.curl-pipe-shell",
+} if {
+	input.ahp.tool.family == "shell"
+	some flow in shell.code_flows
+	shell.commands[flow[1]].name in shell.downloaders
+}
+
+# METADATA
+# title: Decoded or obfuscated code run by a shell
+# description: |
+#   Denies running text that was decoded or reversed just before, a common
+#   way to hide a command: base64 -d / base32 -d / xxd -r / openssl -d /
+#   rev / printf of \x escapes piped into a shell or eval'd, and interpreter
+#   one-liners that exec a base64 payload.
+# custom:
+#   severity: high
+#   code: dev.ahp-opa.exec.decode-and-execute
+violation contains {
+	"reason": concat(" ", [
+		"Blocked running decoded or obfuscated text as code; the command it hides cannot be reviewed.",
+		"Run the plain command instead, written out in full.",
+	]),
+	"code": "dev.ahp-opa.exec.decode-and-execute",
+} if {
+	_decode_and_execute
+}
+
+_decode_and_execute if {
+	input.ahp.tool.family == "shell"
+	some flow in shell.code_flows
+	shell.decoder(shell.commands[flow[1]])
+}
+
+_decode_and_execute if {
+	input.ahp.tool.family == "shell"
+	some cmd in shell.commands
+	cmd.name in shell.interpreters
+	some a in cmd.args
+	regex.match(`(?i)(exec|eval|system|popen|spawn)\s*\(.*(b64decode|base64|decode\(|fromcharcode|atob\(|unhexlify|fromhex|\.decode\(.hex)`, a)
+}
+
+# METADATA
+# title: Reverse shell
+# description: |
+#   Denies commands that hand a shell to a remote machine: redirections to
+#   /dev/tcp or /dev/udp, nc/ncat -e or -c, socat exec:/system:, network
+#   tools piped into a shell or fed by one (nc host port | sh,
+#   sh -i | nc host port), awk's /inet/ files, and interpreter one-liners
+#   that connect a socket to a process.
+# custom:
+#   severity: critical
+#   code: dev.ahp-opa.exec.reverse-shell
+violation contains {
+	"reason": concat(" ", [
+		"Blocked a reverse shell: the command would give a remote machine control of this one.",
+		"Do not open network shells; ask the user if remote access is needed.",
+	]),
+	"code": "dev.ahp-opa.exec.reverse-shell",
+} if {
+	_reverse_shell
+}
+
+_reverse_shell if {
+	input.ahp.tool.family == "shell"
+	some cmd in shell.commands
+	some r in cmd.redirects
+	regex.match(`^/dev/(tcp|udp)/`, r.target)
+}
+
+_reverse_shell if {
+	input.ahp.tool.family == "shell"
+	some cmd in shell.commands
+	cmd.name in shell.network_tools
+	some o in args.options(cmd.args)
+	regex.match(`^(-[a-zA-Z]*[ec][a-zA-Z]*|--exec|--sh-exec|--lua-exec)(=.*)?$`, o)
+}
+
+_reverse_shell if {
+	programs.socat
+	some cmd in shell.commands
+	cmd.name == "socat"
+	some a in cmd.args
+	regex.match(`(?i)^(exec|system):`, a)
+}
+
+# Network input run as code: nc host port | sh.
+_reverse_shell if {
+	input.ahp.tool.family == "shell"
+	some flow in shell.code_flows
+	shell.commands[flow[1]].name in shell.network_tools
+}
+
+# A shell whose output goes to the network: sh -i 2>&1 | nc host port.
+_reverse_shell if {
+	input.ahp.tool.family == "shell"
+	some k, cmd in shell.commands
+	cmd.name in shell.network_tools
+	some i in cmd.inputs
+	shell.commands[i].name in shell.shells
+	shell.commands[i].parent != k
+}
+
+_reverse_shell if {
+	some name in ["awk", "gawk"]
+	some i in programs[name]
+	cmd := shell.commands[i]
+	some a in cmd.args
+	contains(a, "/inet/")
+}
+
+_reverse_shell if {
+	input.ahp.tool.family == "shell"
+	some cmd in shell.commands
+	cmd.name in shell.interpreters
+	some a in cmd.args
+	regex.match(`(?i)sock`, a)
+	regex.match(`(?i)(subprocess|pty\.spawn|dup2|/bin/(ba)?sh|fsockopen|child_process|exec\(|spawn\()`, a)
+}

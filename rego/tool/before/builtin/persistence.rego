@@ -1,0 +1,119 @@
+package ahp.tool.before.builtin
+
+import data.ahp.lib.args
+import data.ahp.lib.config
+import data.ahp.lib.paths
+import data.ahp.lib.shell
+import data.ahp.lib.tools
+import input.ahp.shell.programs
+
+# METADATA
+# title: Writing SSH authorized_keys
+# description: |
+#   Denies writing ~/.ssh/authorized_keys (or authorized_keys2, or any file
+#   in /etc/ssh) with a file tool or a shell command (echo key >>
+#   ~/.ssh/authorized_keys, tee -a, cp), and ssh-copy-id: each lets someone
+#   log in to the machine.
+# custom:
+#   severity: critical
+#   code: dev.ahp-opa.persistence.authorized-keys
+violation contains {
+	"reason": concat(" ", [
+		"Blocked changing SSH authorized_keys; it would let someone log in to this machine.",
+		"Ask the user to add SSH keys themselves.",
+	]),
+	"code": "dev.ahp-opa.persistence.authorized-keys",
+} if {
+	_authorizes_key
+}
+
+_authorizes_key if {
+	some p in tools.written
+	paths.authorized_keys(p)
+	not config.path_excepted(p)
+}
+
+_authorizes_key if programs["ssh-copy-id"]
+
+# METADATA
+# title: Changing shell startup files or scheduled jobs
+# description: |
+#   Denies writing files that run code at login or on a schedule: ~/.bashrc,
+#   ~/.zshrc, ~/.profile and their kin, fish config, autostart entries,
+#   systemd user units, LaunchAgents, /etc/profile.d and cron directories;
+#   and installing cron jobs with crontab (crontab -l is allowed).
+# custom:
+#   severity: high
+#   code: dev.ahp-opa.persistence.startup-files
+violation contains {
+	"reason": concat(" ", [
+		"Blocked changing a shell startup file or scheduled job; code placed there runs on every login or on a timer.",
+		"Set variables for a single command instead (FOO=1 cmd) or in the project's own files, and ask the user to change their startup files.",
+	]),
+	"code": "dev.ahp-opa.persistence.startup-files",
+} if {
+	_persists
+}
+
+_persists if {
+	some p in tools.written
+	paths.startup_file(p)
+	not config.path_excepted(p)
+}
+
+_persists if {
+	some i in programs.crontab
+	not _crontab_read(shell.commands[i])
+}
+
+_crontab_read(cmd) if {
+	some o in args.options(cmd.args)
+	o in {"-l", "-V", "--help"}
+}
+
+# METADATA
+# title: Writing git hooks
+# description: |
+#   Denies creating or changing files in .git/hooks (and husky hook
+#   scripts) with a file tool or a shell command: hooks run code on every
+#   commit, checkout or push, unseen.
+# custom:
+#   severity: high
+#   code: dev.ahp-opa.git.hooks-write
+violation contains {
+	"reason": concat(" ", [
+		"Blocked writing a git hook; hooks run code on every commit, checkout or push.",
+		"Propose the hook to the user as a file in the repository (e.g. scripts/pre-commit) and let them install it.",
+	]),
+	"code": "dev.ahp-opa.git.hooks-write",
+} if {
+	some p in tools.written
+	paths.git_hook(p)
+	not config.path_excepted(p)
+}
+
+# METADATA
+# title: Changing the agent's own settings
+# description: |
+#   Denies writing the files that configure coding agents' hooks,
+#   permissions and MCP servers — .claude/settings*.json, .gemini/
+#   settings.json, .codex/config.toml, .cursor/hooks.json, .mcp.json, …
+#   — and ahp-opa's own configuration, plus the paths listed in
+#   protected_paths: an agent that rewrites them can switch its guard off.
+# custom:
+#   severity: critical
+#   code: dev.ahp-opa.agent.config-write
+violation contains {
+	"reason": concat(" ", [
+		"Blocked changing the agent's own settings, hooks or guard policy; the agent may not loosen its own limits.",
+		"Describe the change you need and ask the user to make it.",
+	]),
+	"code": "dev.ahp-opa.agent.config-write",
+} if {
+	some p in tools.written
+	_agent_config(p)
+}
+
+_agent_config(p) if paths.agent_config(p)
+
+_agent_config(p) if config.path_protected(p)

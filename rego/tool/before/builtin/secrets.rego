@@ -1,0 +1,353 @@
+package ahp.tool.before.builtin
+
+import data.ahp.lib.args
+import data.ahp.lib.config
+import data.ahp.lib.paths
+import data.ahp.lib.shell
+import data.ahp.lib.tools
+
+# METADATA
+# title: Reading a private SSH key
+# description: |
+#   Denies file-read and search tools on a private key in a .ssh directory
+#   (~/.ssh/id_*, /home/*/.ssh/id_*, C:/Users/*/.ssh/id_*; *.pub files are
+#   public and allowed), and shell commands that show, copy or send such a
+#   key or a glob that can match one (cat ~/.ssh/*), including through
+#   code passed to an interpreter. Using a key without printing it (ssh -i,
+#   ssh-add, ssh-keygen -y, chmod, ls) is allowed; copying the whole .ssh
+#   directory (cp -r, tar, scp, rsync, zip) is denied.
+# custom:
+#   severity: high
+#   code: dev.ahp-opa.secrets.ssh-private-key
+violation contains {
+	"reason": concat(" ", [
+		"Blocked reading or copying a private SSH key; key material must never reach the agent or leave the machine.",
+		"Use the matching .pub file if you need the public key, or ask the user to configure access.",
+	]),
+	"code": "dev.ahp-opa.secrets.ssh-private-key",
+} if {
+	_ssh_key_access
+}
+
+_ssh_key_access if {
+	some p in tools.read
+	paths.ssh_private_key(p)
+	not config.path_excepted(p)
+}
+
+# Code and options that name a key: python3 -c "open('~/.ssh/id_rsa')",
+# curl -F f=@/home/u/.ssh/id_ed25519.
+_ssh_key_access if {
+	input.ahp.tool.family == "shell"
+	some cmd in shell.commands
+	not cmd.name in shell.non_reading
+	some a in cmd.args
+	contains(a, ".ssh")
+	regex.match(`(^|[^A-Za-z0-9_.-])\.ssh[/\\]+id_[^/\\\s'"]*([\s'"]|$)`, a)
+	not regex.match(`(^|[^A-Za-z0-9_.-])\.ssh[/\\]+id_[^/\\\s'"]*\.pub([\s'"]|$)`, a)
+}
+
+_ssh_key_access if {
+	some i, prog in shell.commands
+	prog.name in {"cp", "rsync", "scp", "tar", "zip", "7z", "rclone"}
+	some p in shell.commands[i].paths
+	regex.match(`(^|/)\.ssh$`, p.path)
+}
+
+# METADATA
+# title: Reading .env files
+# description: |
+#   Denies file-read and search tools and shell commands that show, copy or
+#   send a dotenv file: .env, .env.local, .env.production, prod.env,
+#   .envrc. Templates (.env.example, .env.sample, .env.template, .env.dist)
+#   are allowed, and so are commands that only name the file (ls, echo
+#   .env >> .gitignore, git, source, chmod).
+# custom:
+#   severity: high
+#   code: dev.ahp-opa.secrets.env-file
+violation contains {
+	"reason": concat(" ", [
+		"Blocked reading a .env file; it holds secrets that must not reach the agent.",
+		"Read .env.example for the variable names, or ask the user for the values you need.",
+	]),
+	"code": "dev.ahp-opa.secrets.env-file",
+} if {
+	some p in tools.read
+	paths.env_file(p)
+	not config.path_excepted(p)
+}
+
+# METADATA
+# title: Reading credential files
+# description: |
+#   Denies reading stored credentials with a file tool or a shell command:
+#   ~/.aws/credentials, ~/.netrc, ~/.git-credentials, ~/.docker/config.json,
+#   ~/.kube/config, gh/gcloud/azure token stores, private keys (*.key,
+#   *.p12, *.pem that is not a certificate), /proc/*/environ, /etc/shadow,
+#   shell histories; commands that print tokens (gh auth token, gcloud auth
+#   print-access-token, aws configure get …secret…, security
+#   find-generic-password -w, kubectl config view --raw); and the cloud
+#   metadata endpoints (169.254.169.254, metadata.google.internal).
+# custom:
+#   severity: high
+#   code: dev.ahp-opa.secrets.credential-file
+violation contains {
+	"reason": concat(" ", [
+		"Blocked reading stored credentials or tokens; they must not reach the agent.",
+		"Use the tool that needs the credential directly (it reads it itself), or ask the user.",
+	]),
+	"code": "dev.ahp-opa.secrets.credential-file",
+} if {
+	_credential_access
+}
+
+_credential_access if {
+	some p in tools.read
+	paths.credential_file(p)
+	not paths.ssh_private_key(p)
+	not config.path_excepted(p)
+}
+
+_credential_access if {
+	input.ahp.tool.family == "shell"
+	some cmd in shell.commands
+	not cmd.name in shell.non_reading
+	some a in cmd.args
+	regex.match(`environ|credentials`, a)
+	regex.match(`/proc/(self|[0-9]+|\$\$|\*)/environ|(^|[^A-Za-z0-9_.-])\.aws/credentials`, a)
+}
+
+_credential_access if {
+	some i, prog in shell.commands
+	prog.name in {"gh", "gcloud", "aws", "az", "security", "kubectl", "oc", "git", "npm", "pnpm", "yarn"}
+	_prints_token(shell.commands[i])
+}
+
+_credential_access if {
+	some u in tools.urls
+	u.host in {"169.254.169.254", "metadata.google.internal", "metadata", "100.100.100.200", "[fd00:ec2::254]", "fd00:ec2::254"}
+}
+
+_prints_token(cmd) if {
+	cmd.name == "gh"
+	array.slice(cmd.args, 0, 2) == ["auth", "token"]
+}
+
+_prints_token(cmd) if {
+	cmd.name == "gh"
+	array.slice(cmd.args, 0, 2) == ["auth", "status"]
+	some a in cmd.args
+	a in {"-t", "--show-token"}
+}
+
+_prints_token(cmd) if {
+	cmd.name == "gcloud"
+	some a in cmd.args
+	a in {"print-access-token", "print-identity-token"}
+}
+
+_prints_token(cmd) if {
+	cmd.name == "aws"
+	some a in cmd.args
+	a in {"export-credentials", "get-session-token"}
+}
+
+_prints_token(cmd) if {
+	cmd.name == "aws"
+	"configure" in cmd.args
+	"get" in cmd.args
+	some a in cmd.args
+	regex.match(`(?i)secret|session_token`, a)
+}
+
+_prints_token(cmd) if {
+	cmd.name == "az"
+	"get-access-token" in cmd.args
+}
+
+_prints_token(cmd) if {
+	cmd.name == "security"
+	some a in cmd.args
+	a in {"find-generic-password", "find-internet-password", "dump-keychain"}
+	some b in cmd.args
+	b in {"-w", "-g", "-d"}
+}
+
+_prints_token(cmd) if {
+	cmd.name in {"kubectl", "oc"}
+	"view" in cmd.args
+	some a in cmd.args
+	a in {"--raw", "--flatten"}
+}
+
+_prints_token(cmd) if {
+	cmd.name == "git"
+	"credential" in cmd.args
+	some a in cmd.args
+	a in {"fill", "get"}
+}
+
+_prints_token(cmd) if {
+	cmd.name in {"npm", "pnpm", "yarn"}
+	array.slice(args.operands(cmd.args), 0, 2) == ["config", "get"]
+	some a in cmd.args
+	regex.match(`(?i)auth|token|password`, a)
+}
+
+# METADATA
+# title: Dumping the environment
+# description: |
+#   Denies printing the whole environment, where API keys and tokens live:
+#   env and printenv with no operand, export -p, declare -x/-p, set with no
+#   argument, ps e; printenv of a secret-looking variable; and echo or
+#   printf of one ($AWS_SECRET_ACCESS_KEY, $GITHUB_TOKEN, $DB_PASSWORD).
+# custom:
+#   severity: high
+#   code: dev.ahp-opa.secrets.env-dump
+violation contains {
+	"reason": concat(" ", [
+		"Blocked printing environment variables; the environment holds secrets that must not reach the agent.",
+		"Check a single non-secret variable (e.g. `printenv PATH`), or test that a secret is set without printing it: `test -n \"$TOKEN\" && echo set`.",
+	]),
+	"code": "dev.ahp-opa.secrets.env-dump",
+} if {
+	some i, prog in shell.commands
+	prog.name in {"env", "printenv", "export", "declare", "typeset", "set", "ps", "echo", "printf"}
+	_dumps_env(shell.commands[i])
+}
+
+_secret_name := `(?i)(secret|token|passw(or)?d|passwd|api_?key|private_?key|access_?key|credential|auth|session|cookie|_key$|^key$|_pat$|dsn$)`
+
+_dumps_env(cmd) if {
+	cmd.name == "env"
+	count(cmd.args) == 0
+}
+
+_dumps_env(cmd) if {
+	cmd.name == "env"
+	every a in cmd.args {
+		startswith(a, "-")
+	}
+	not "--help" in cmd.args
+	not "--version" in cmd.args
+}
+
+_dumps_env(cmd) if {
+	cmd.name == "printenv"
+	count(args.operands(cmd.args)) == 0
+}
+
+_dumps_env(cmd) if {
+	cmd.name == "printenv"
+	some a in args.operands(cmd.args)
+	regex.match(_secret_name, a)
+}
+
+_dumps_env(cmd) if {
+	cmd.name in {"export", "declare", "typeset"}
+	every a in cmd.args {
+		startswith(a, "-")
+	}
+	not "-f" in cmd.args
+	not "-F" in cmd.args
+}
+
+_dumps_env(cmd) if {
+	cmd.name == "set"
+	count(cmd.args) == 0
+}
+
+_dumps_env(cmd) if {
+	cmd.name == "ps"
+	some a in cmd.args
+	regex.match(`^[a-zA-Z]*e[a-zA-Z]*$`, a)
+	not startswith(a, "-")
+}
+
+_dumps_env(cmd) if {
+	cmd.name in {"echo", "printf"}
+	some a in cmd.args
+	some m in regex.find_all_string_submatch_n(`\$\{?([A-Za-z_][A-Za-z0-9_]*)`, a, -1)
+	regex.match(_secret_name, m[1])
+}
+
+# METADATA
+# title: Writing secrets into files
+# description: |
+#   Denies a file write or edit, or a here-document written by a shell
+#   command, whose text holds a private key block or a live token (AWS
+#   access keys, GitHub, GitLab, Slack, Stripe, OpenAI, Anthropic, Google,
+#   npm tokens). Writing into a .env file, the place for them, is allowed,
+#   and so are documented placeholders (…EXAMPLE).
+# custom:
+#   severity: high
+#   code: dev.ahp-opa.secrets.write-secret
+violation contains {
+	"reason": concat(" ", [
+		"Blocked writing a secret (a private key or an access token) into a file; it would end up in the repository or a log.",
+		"Read the secret from an environment variable or a secret manager instead, and keep the value in a git-ignored .env file.",
+	]),
+	"code": "dev.ahp-opa.secrets.write-secret",
+} if {
+	_writes_secret
+}
+
+_secret_patterns := [
+	`-----BEGIN ((RSA|EC|DSA|OPENSSH|ENCRYPTED|PGP) )?PRIVATE KEY( BLOCK)?-----`,
+	`\b(AKIA|ASIA|ABIA|ACCA)[A-Z2-7]{16}\b`,
+	`\bgh[pousr]_[A-Za-z0-9]{36,}\b`,
+	`\bgithub_pat_[A-Za-z0-9_]{50,}\b`,
+	`\bglpat-[A-Za-z0-9_-]{20,}\b`,
+	`\bxox[abprs]-[A-Za-z0-9-]{10,}\b`,
+	`\b[sr]k_live_[A-Za-z0-9]{20,}\b`,
+	`\bsk-ant-[A-Za-z0-9_-]{30,}\b`,
+	`\bsk-(proj-)?[A-Za-z0-9_-]{40,}\b`,
+	`\bAIza[0-9A-Za-z_-]{35}\b`,
+	`\bnpm_[A-Za-z0-9]{36}\b`,
+]
+
+_secret_text(s) if {
+	some pattern in _secret_patterns
+	some m in regex.find_n(pattern, s, -1)
+	not contains(m, "EXAMPLE")
+	not regex.match(`(?i)x{8,}|\.{3}|<.*>`, m)
+}
+
+_writes_secret if {
+	some s in tools.content
+	_secret_text(s)
+	not _env_target
+}
+
+_env_target if {
+	tools.family in tools.writing_families
+	some p in input.ahp.tool.paths
+	paths.env_file(p)
+}
+
+_writes_secret if {
+	input.ahp.tool.family == "shell"
+	some w in shell.writes
+	cmd := shell.commands[w.command]
+	not paths.env_file(w.path)
+	_writes_text(cmd)
+}
+
+_writes_text(cmd) if {
+	some r in cmd.redirects
+	_secret_text(r.body)
+}
+
+_writes_text(cmd) if {
+	cmd.name in {"echo", "printf"}
+	some a in cmd.args
+	_secret_text(a)
+}
+
+_writes_text(cmd) if {
+	some i in cmd.inputs
+	src := shell.commands[i]
+	src.name in {"echo", "printf"}
+	some a in src.args
+	_secret_text(a)
+}
