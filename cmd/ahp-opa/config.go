@@ -35,6 +35,11 @@ type Config struct {
 	MaxMessageBytes int           `koanf:"max_message_bytes"`
 	Concurrency     int           `koanf:"concurrency"`
 	Audit           audit.Config  `koanf:"audit"`
+	// Library configures the built-in library (data.ahp_opa.config):
+	// disabled_rules, exceptions, protected_branches, mcp_allowlist…
+	Library       map[string]any `koanf:"library"`
+	HTTPConfig    `koanf:",squash"`
+	PolicySources `koanf:",squash"`
 }
 
 // flagKeys maps flags whose configuration key is not their snake-case
@@ -50,6 +55,8 @@ func defaultConfig() Config {
 		EvalTimeout:     engine.DefaultEvalTimeout,
 		MaxMessageBytes: transport.DefaultMaxMessageBytes,
 		Concurrency:     2,
+		HTTPConfig:      defaultHTTPConfig(),
+		PolicySources:   defaultPolicySources(),
 	}
 }
 
@@ -70,6 +77,9 @@ func loadConfig(fs *pflag.FlagSet, configPath string, environ func() []string) (
 			key = strings.ReplaceAll(strings.ToLower(strings.TrimPrefix(key, envPrefix)), "__", ".")
 			if key == "policy" {
 				return key, strings.Split(value, ",")
+			}
+			if key == "token" {
+				return "", nil // AHP_OPA_TOKEN is the bearer token itself (token_env), not a setting
 			}
 			return key, value
 		},
@@ -115,5 +125,8 @@ func (c Config) validate() error {
 	case c.Concurrency < 1:
 		return fmt.Errorf("configuration: concurrency must be at least 1, got %d", c.Concurrency)
 	}
-	return nil
+	if err := c.PolicySources.validate(); err != nil {
+		return err
+	}
+	return c.HTTPConfig.validate()
 }

@@ -16,6 +16,7 @@ const maxEvalInput = transport.DefaultMaxMessageBytes
 
 func evalCommand() *cobra.Command {
 	var configPath string
+	var explain, printInput bool
 	cmd := &cobra.Command{
 		Use:   "eval [--policy PATH]... FILE|-",
 		Short: "Decide one event or intercept request and print the AHP response",
@@ -23,10 +24,16 @@ func evalCommand() *cobra.Command {
 FILE (or stdin for -) and prints the JSON-RPC response a harness would get.
 An event is wrapped in a request that advertises the deny effect.
 
+With --explain it also prints, on stderr, every decision rule that fired
+with its file:line, including built-in rules the configuration disabled.
+With --print-input it prints only the policy input: the event with the
+input.ahp enrichment (tool family, parsed shell command, resolved paths),
+ready to paste into a Rego test.
+
 Exit status: 0 for a result (no objection or deny), 1 for an error response.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			cfg, err := loadConfig(cmd.Flags(), configPath, os.Environ)
+			cfg, err := loadConfig(withoutFlags(cmd.Flags(), "explain", "print-input"), configPath, os.Environ)
 			if err != nil {
 				return err
 			}
@@ -38,10 +45,14 @@ Exit status: 0 for a result (no objection or deny), 1 for an error response.`,
 			if err != nil {
 				return err
 			}
-			eng, err := startEngine(cmd.Context(), cfg, log)
+			if printInput {
+				return printPolicyInput(cmd.OutOrStdout(), data)
+			}
+			eng, rl, err := startEngine(cmd.Context(), cfg, log, false, true, nil)
 			if err != nil {
 				return err
 			}
+			defer rl.Stop()
 			msg, err := asRequest(data)
 			if err != nil {
 				return err
@@ -56,6 +67,11 @@ Exit status: 0 for a result (no objection or deny), 1 for an error response.`,
 				return err
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "%s\n", out)
+			if explain {
+				if err := explainDecision(cmd.Context(), cmd.ErrOrStderr(), eng, data); err != nil {
+					return err
+				}
+			}
 			if resp.Error != nil {
 				return exitError{code: 1}
 			}
@@ -63,6 +79,8 @@ Exit status: 0 for a result (no objection or deny), 1 for an error response.`,
 		},
 	}
 	cmd.Flags().StringVar(&configPath, "config", "", "YAML configuration `file`")
+	cmd.Flags().BoolVar(&explain, "explain", false, "print the rules that fired, with file:line, on stderr")
+	cmd.Flags().BoolVar(&printInput, "print-input", false, "print the enriched policy input instead of deciding")
 	addEngineFlags(cmd.Flags())
 	return cmd
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"fmt"
 	"log/slog"
 	"os"
 	"os/signal"
@@ -13,29 +12,33 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/ahp-opa/ahp-opa/audit"
-	"github.com/ahp-opa/ahp-opa/bundles"
 	"github.com/ahp-opa/ahp-opa/engine"
+	"github.com/ahp-opa/ahp-opa/metrics"
 	"github.com/ahp-opa/ahp-opa/transport"
 )
 
 func serveCommand() *cobra.Command {
 	var configPath string
 	cmd := &cobra.Command{
-		Use:   "serve --stdio [--policy PATH]... [--config FILE]",
+		Use:   "serve (--stdio | --http ADDR | both) [--policy PATH]... [--config FILE]",
 		Short: "Answer AHP requests from a harness",
 		Long: `Serve answers hooks/intercept requests and takes hooks/observe notifications.
 
 With --stdio it reads one JSON-RPC message per line on stdin and writes one
 response per line on stdout, for both persistent and per_event harnesses.
-Logs go to stderr. Without --policy the built-in library decides.`,
+With --http ADDR it answers POST /ahp, with /healthz, /readyz and /metrics
+beside it; a bearer token (--token-file or $AHP_OPA_TOKEN) is required off
+loopback. Both bindings can run together on one engine; stdin closing then
+stops the process. Logs go to stderr. Without --policy the built-in library
+decides.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cfg, err := loadConfig(cmd.Flags(), configPath, os.Environ)
 			if err != nil {
 				return err
 			}
-			if !cfg.Stdio {
-				return errors.New("choose a binding: --stdio")
+			if !cfg.Stdio && cfg.HTTP == "" {
+				return errors.New("choose a binding: --stdio, --http ADDR, or both")
 			}
 			log, err := newLogger(os.Stderr, cfg.LogLevel, cfg.LogFormat)
 			if err != nil {
@@ -43,19 +46,43 @@ Logs go to stderr. Without --policy the built-in library decides.`,
 			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			eng, err := startEngine(ctx, cfg, log)
+			context.AfterFunc(ctx, stop) // a second signal ends the process at once
+			web, err := prepareHTTP(cfg.HTTPConfig, os.Getenv, log)
 			if err != nil {
 				return err
 			}
+			defer web.Close()
+			met := metrics.New()
+			eng, rl, err := startEngine(ctx, cfg, log, true, false, reloadMetrics(met))
+			if err != nil {
+				return err
+			}
+			defer rl.Stop()
+			met.TrackPolicy(policyOf(eng))
 			aud, err := startAudit(ctx, cfg.Audit, log)
 			if err != nil {
 				return err
 			}
 			defer aud.Close() // after serving: what is queued gets written
-			srv := &transport.Server{Interceptor: aud.Interceptor(eng), Observer: aud.Observer(), Logger: log}
-			stdio := &transport.Stdio{Server: srv, MaxMessageBytes: cfg.MaxMessageBytes, Concurrency: cfg.Concurrency}
-			log.Debug("serving on stdio", "revision", eng.Snapshot().Revision)
-			if err := stdio.Serve(ctx, os.Stdin, os.Stdout); err != nil {
+			met.TrackAudit(func() metrics.AuditCounts {
+				st := aud.Stats()
+				return metrics.AuditCounts{WriteFailures: st.WriteFailures, Dropped: st.Dropped, Retries: st.Retries}
+			})
+			srv := &transport.Server{
+				Interceptor: metrics.Interceptor(aud.Interceptor(eng), met),
+				Observer:    metrics.Observer(aud.Observer(), met),
+				Logger:      log,
+			}
+			var stdio *transport.Stdio
+			if cfg.Stdio {
+				stdio = &transport.Stdio{Server: srv, MaxMessageBytes: cfg.MaxMessageBytes, Concurrency: cfg.Concurrency}
+				log.Debug("serving on stdio", "revision", rl.Status().Revision)
+			}
+			var h *transport.HTTP
+			if web != nil {
+				h = web.binding(srv, readiness(eng), met)
+			}
+			if err := serveBindings(ctx, log, stdio, web, h); err != nil {
 				return err
 			}
 			if ctx.Err() != nil {
@@ -70,6 +97,8 @@ Logs go to stderr. Without --policy the built-in library decides.`,
 	cmd.Flags().Int("max-message-bytes", transport.DefaultMaxMessageBytes, "largest message accepted on one line")
 	cmd.Flags().Int("concurrency", 2, "requests decided at once")
 	cmd.Flags().String("audit-log", "", "append audit records (JSONL) to `file`; SIGHUP reopens it")
+	addWatchFlags(cmd.Flags())
+	addHTTPFlags(cmd.Flags())
 	return cmd
 }
 
@@ -114,45 +143,10 @@ func startAudit(ctx context.Context, cfg audit.Config, log *slog.Logger) (*audit
 
 // addEngineFlags declares the flags every command that decides shares.
 func addEngineFlags(fs *pflag.FlagSet) {
-	fs.StringSlice("policy", nil, "Rego `path` (.rego file or directory), repeatable; default: the built-in library")
+	fs.StringSlice("policy", nil, "Rego `path` (.rego file, directory or OPA bundle .tar.gz), repeatable; default: the built-in library")
 	fs.Bool("with-builtin", false, "serve the built-in library alongside --policy")
 	fs.String("log-level", "info", "debug, info, warn or error")
 	fs.String("log-format", "auto", "auto (text on a terminal, JSON otherwise), text or json")
 	fs.Duration("eval-timeout", engine.DefaultEvalTimeout, "deadline for one policy evaluation")
+	addPolicySourceFlags(fs)
 }
-
-// loadPolicy loads what the configuration names: the user's policy paths,
-// the built-in library when there are none or when with_builtin is set.
-func loadPolicy(cfg Config) (*bundles.Policy, error) {
-	var parts []*bundles.Policy
-	if len(cfg.Policy) == 0 || cfg.WithBuiltin {
-		p, err := bundles.Builtin()
-		if err != nil {
-			return nil, err
-		}
-		parts = append(parts, p)
-	}
-	if len(cfg.Policy) > 0 {
-		p, err := bundles.Load(cfg.Policy)
-		if err != nil {
-			return nil, err
-		}
-		parts = append(parts, p)
-	}
-	return bundles.Merge(parts...)
-}
-
-// startEngine loads the configured policy into a new engine.
-func startEngine(ctx context.Context, cfg Config, log *slog.Logger) (*engine.Engine, error) {
-	p, err := loadPolicy(cfg)
-	if err != nil {
-		return nil, err
-	}
-	eng := engine.New(engine.Options{EvalTimeout: cfg.EvalTimeout, Logger: log})
-	if err := eng.Load(ctx, p); err != nil {
-		return nil, fmt.Errorf("policy revision %s: %w", p.Revision, err)
-	}
-	log.Info("policy loaded", "revision", p.Revision, "modules", len(p.Modules), "rules", eng.Snapshot().Rules)
-	return eng, nil
-}
-

@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# http-vs-opa.sh: ahp-opa's HTTP binding against the OPA REST server, both
+# on loopback with the built-in policy (rego/), driven with the same
+# tool.before event at 1 and 8 concurrent connections. Prints requests/s
+# and p50/p99 side by side. OPA is built from the Go module proxy at the
+# version go.mod requires.
+#
+#   bench/http-vs-opa.sh [ahp-loadgen flags]   e.g. -duration 10s -rounds 5
+#
+# Environment: AHP_PORT (18181), OPA_PORT (18182), OPA_QUERY (the data path
+# of the deny set, ahp/tool/before/builtin/deny), POLICY_DIR (another policy
+# for both servers instead of the built-in library; set OPA_QUERY to match).
+set -euo pipefail
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+ahp_port=${AHP_PORT:-18181}
+opa_port=${OPA_PORT:-18182}
+opa_query=${OPA_QUERY:-ahp/tool/before/builtin/deny}
+policy_dir=${POLICY_DIR:-}
+
+# ahp-opa reads every AHP_OPA_* variable as configuration (a token, a
+# policy): start it from a clean slate.
+for v in $(compgen -e | grep '^AHP_OPA_' || true); do unset "$v"; done
+
+work=$(mktemp -d)
+pids=()
+cleanup() {
+	for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+	wait 2>/dev/null || true
+	rm -rf "$work"
+}
+trap cleanup EXIT
+
+for port in "$ahp_port" "$opa_port"; do
+	if curl -s -o /dev/null "http://127.0.0.1:$port/"; then
+		echo "port $port is taken; set AHP_PORT/OPA_PORT" >&2
+		exit 1
+	fi
+done
+
+opa_version=$(cd "$root" && go list -m -f '{{.Version}}' github.com/open-policy-agent/opa)
+echo "building ahp-opa, ahp-loadgen and OPA $opa_version (module proxy) ..." >&2
+(cd "$root" && go build -o "$work/ahp-opa" ./cmd/ahp-opa && go build -o "$work/ahp-loadgen" ./cmd/ahp-loadgen)
+(cd "$work" && GOFLAGS= GOBIN="$work" go install "github.com/open-policy-agent/opa@$opa_version")
+
+ahp_policy=()
+opa_policy=$root/rego
+if [ -n "$policy_dir" ]; then
+	ahp_policy=(--policy "$policy_dir")
+	opa_policy=$policy_dir
+fi
+# The OPA server neither bounds an evaluation nor sheds load: lift
+# ahp-opa's evaluation deadline and queue wait so that both do the same
+# work on a busy machine instead of ahp-opa answering -32004/-32003.
+"$work/ahp-opa" serve --http "127.0.0.1:$ahp_port" --log-level warn \
+	--eval-timeout 30s --http-queue-wait 30s "${ahp_policy[@]}" 2>"$work/ahp-opa.log" &
+pids+=($!)
+"$work/opa" run --server --addr "127.0.0.1:$opa_port" --log-level error --disable-telemetry \
+	--ignore '*_test.rego' "$opa_policy" >"$work/opa.log" 2>&1 &
+pids+=($!)
+
+ready() { # url: wait at most 20 s for a 200
+	for _ in $(seq 200); do
+		curl -sf -o /dev/null "$1" && return 0
+		sleep 0.1
+	done
+	echo "not ready: $1" >&2
+	cat "$work"/*.log >&2
+	return 1
+}
+ready "http://127.0.0.1:$ahp_port/readyz"
+ready "http://127.0.0.1:$opa_port/health?bundles"
+
+echo "machine: $(nproc) CPUs, $(go env GOOS)/$(go env GOARCH), $(go version | cut -d' ' -f3); OPA $("$work/opa" version | sed -n 's/^Version: //p')" >&2
+"$work/ahp-loadgen" \
+	-ahp "http://127.0.0.1:$ahp_port/ahp" -ahp-pid "${pids[0]}" \
+	-opa "http://127.0.0.1:$opa_port/v1/data/$opa_query" -opa-pid "${pids[1]}" \
+	"$@"

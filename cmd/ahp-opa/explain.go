@@ -1,0 +1,110 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/open-policy-agent/opa/v1/ast"
+	"github.com/spf13/pflag"
+
+	"github.com/ahp-opa/ahp-opa/engine"
+	"github.com/ahp-opa/ahp-opa/transport"
+)
+
+// eventOf returns the tool event in data: data itself, or the event of a
+// hooks/intercept request.
+func eventOf(data []byte) (map[string]any, error) {
+	msg, perr := transport.Decode(data)
+	if perr != nil {
+		return nil, fmt.Errorf("input: %w", perr)
+	}
+	if _, ok := msg["jsonrpc"]; !ok {
+		return msg, nil
+	}
+	params, _ := msg["params"].(map[string]any)
+	event, ok := params["event"].(map[string]any)
+	if !ok {
+		return nil, errors.New("input: the request has no params.event object")
+	}
+	return event, nil
+}
+
+// printPolicyInput prints the input a policy sees for the event in data.
+func printPolicyInput(w io.Writer, data []byte) error {
+	event, err := eventOf(data)
+	if err != nil {
+		return err
+	}
+	input, err := engine.BuildInput(event, engine.InputOptions{})
+	if err != nil {
+		return err
+	}
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	return enc.Encode(ast.MustJSON(input))
+}
+
+// explainDecision prints the decision rules that fired for the event in
+// data, with their location.
+func explainDecision(ctx context.Context, w io.Writer, eng *engine.Engine, data []byte) error {
+	event, err := eventOf(data)
+	if err != nil {
+		return err
+	}
+	snap := eng.Snapshot()
+	if snap == nil {
+		return engine.ErrNotReady
+	}
+	input, err := eng.Input(event)
+	if err != nil {
+		return err
+	}
+	d, fired, err := snap.Explain(ctx, input)
+	if err != nil {
+		return err
+	}
+	verdict := "no objection"
+	if d.Denied() {
+		verdict = fmt.Sprintf("deny (%d rule(s) matched; the first speaks)", len(d.Matches))
+	}
+	fmt.Fprintf(w, "decision: %s, policy revision %s\n", verdict, d.Revision)
+	if len(fired) == 0 {
+		fmt.Fprintln(w, "no decision rule fired")
+		return nil
+	}
+	fmt.Fprintln(w, "rules fired:")
+	for _, f := range fired {
+		what := f.Code
+		if what == "" {
+			what = f.Value.String()
+		}
+		note := ""
+		if f.Suppressed {
+			note = " [suppressed by data.ahp_opa.config]"
+		}
+		fmt.Fprintf(w, "  %s: %s %s%s\n", f.Location, f.Rule, what, note)
+		if f.Title != "" {
+			fmt.Fprintf(w, "      %s\n", f.Title)
+		}
+	}
+	return nil
+}
+
+// withoutFlags returns the flags of fs but names: flags that steer a
+// command and have no place in the configuration.
+func withoutFlags(fs *pflag.FlagSet, names ...string) *pflag.FlagSet {
+	out := pflag.NewFlagSet(fs.Name(), pflag.ContinueOnError)
+	fs.VisitAll(func(f *pflag.Flag) {
+		for _, n := range names {
+			if f.Name == n {
+				return
+			}
+		}
+		out.AddFlag(f)
+	})
+	return out
+}

@@ -1,0 +1,69 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/ahp-opa/ahp-opa/bundles"
+	"github.com/ahp-opa/ahp-opa/engine"
+)
+
+const explainEvent = `{"id":"e1","source":"urn:x","type":"tool.before","time":"2026-01-02T03:04:05Z","call":{"id":"c1"},"path":"native",
+ "session":{"id":"s1","cwd":"/home/dev/repo","workspaceRoots":["/home/dev/repo"]},
+ "tool":{"name":"Bash","origin":"native","input":{"command":"git push -f && cat .env"}}}`
+
+func TestPrintInput(t *testing.T) {
+	request := `{"jsonrpc":"2.0","id":"1","method":"hooks/intercept","params":{"protocolVersion":"draft","capabilities":{"effects":["deny"]},"event":` + explainEvent + `}}`
+	for _, data := range []string{explainEvent, request} {
+		var out bytes.Buffer
+		if err := printPolicyInput(&out, []byte(data)); err != nil {
+			t.Fatal(err)
+		}
+		var input struct {
+			Tool struct{ Name string }
+			AHP  struct {
+				Tool  struct{ Family string }
+				Shell struct{ Commands []struct{ Name string } }
+			}
+		}
+		if err := json.Unmarshal(out.Bytes(), &input); err != nil {
+			t.Fatal(err)
+		}
+		if input.Tool.Name != "Bash" || input.AHP.Tool.Family != "shell" || len(input.AHP.Shell.Commands) != 2 {
+			t.Errorf("input = %+v", input)
+		}
+	}
+}
+
+func TestExplainDecision(t *testing.T) {
+	p, err := bundles.Builtin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err = bundles.WithLibraryConfig(p, map[string]any{"disabled_rules": []any{"dev.ahp-opa.secrets.env-file"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	eng := engine.New(engine.Options{})
+	if err := eng.Load(context.Background(), p); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if err := explainDecision(context.Background(), &out, eng, []byte(explainEvent)); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"decision: deny (1 rule(s) matched",
+		"git.rego:",
+		"dev.ahp-opa.git.force-push",
+		"Force push",
+		"dev.ahp-opa.secrets.env-file [suppressed by data.ahp_opa.config]",
+	} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("explanation lacks %q:\n%s", want, out.String())
+		}
+	}
+}

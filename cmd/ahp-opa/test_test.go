@@ -1,0 +1,121 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func writeFiles(t *testing.T, files map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for name, src := range files {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+const passingPolicy = `package ahp.tool.before.t
+deny contains "no" if input.tool.name == "X"
+`
+
+func TestTestCommand(t *testing.T) {
+	tests := []struct {
+		name     string
+		files    map[string]string
+		opts     testOptions
+		exit     int
+		contains []string
+	}{
+		{
+			name: "pass",
+			files: map[string]string{
+				"p.rego":          passingPolicy,
+				"sub/p_test.rego": "package ahp.tool.before.t_test\nimport data.ahp.tool.before.t\ntest_x if { t.deny == {\"no\"} with input as {\"tool\": {\"name\": \"X\"}} }\ntest_y if { count(t.deny) == 0 with input as {} }\n",
+				".hidden/x.rego":  "package broken {",
+				"data.json":       `{"unused": 1}`,
+			},
+			opts:     testOptions{verbose: true},
+			contains: []string{"test_x: PASS", "test_y: PASS", "PASS: 2/2"},
+		},
+		{
+			name: "failure",
+			files: map[string]string{
+				"p.rego":      passingPolicy,
+				"p_test.rego": "package ahp.tool.before.t_test\ntest_bad if { 1 == 2 }\ntest_good if { true }\n",
+			},
+			exit:     1,
+			contains: []string{"test_bad: FAIL", "FAIL: 1/2"},
+		},
+		{
+			name: "run filter",
+			files: map[string]string{
+				"p_test.rego": "package x_test\ntest_bad if { 1 == 2 }\ntest_good if { true }\n",
+			},
+			opts:     testOptions{run: "good"},
+			contains: []string{"PASS: 1/1"},
+		},
+		{
+			name:     "no tests",
+			files:    map[string]string{"p.rego": passingPolicy},
+			exit:     2,
+			contains: []string{"no tests found"},
+		},
+		{
+			name: "coverage threshold",
+			files: map[string]string{
+				"p.rego":      passingPolicy,
+				"p_test.rego": "package x_test\ntest_good if { true }\n",
+			},
+			opts:     testOptions{coverage: true, threshold: 100},
+			exit:     1,
+			contains: []string{`"coverage"`, "below the threshold"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := writeFiles(t, tt.files)
+			var out bytes.Buffer
+			err := runTests(context.Background(), &out, []string{dir}, tt.opts)
+			var exit exitError
+			switch {
+			case tt.exit == 0 && err != nil:
+				t.Fatalf("err = %v\n%s", err, out.String())
+			case tt.exit != 0 && (!errors.As(err, &exit) || exit.code != tt.exit):
+				t.Fatalf("err = %v, want exit %d\n%s", err, tt.exit, out.String())
+			}
+			for _, s := range tt.contains {
+				if !strings.Contains(out.String(), s) {
+					t.Errorf("output lacks %q:\n%s", s, out.String())
+				}
+			}
+		})
+	}
+}
+
+// TestBuiltinAndExamplesPass runs the embedded library's tests and the
+// example policy with the library, as the documentation tells users to.
+func TestBuiltinAndExamplesPass(t *testing.T) {
+	for _, c := range []struct {
+		paths   []string
+		builtin bool
+	}{
+		{nil, false},
+		{[]string{"../../examples/policy"}, true},
+	} {
+		var out bytes.Buffer
+		if err := runTests(context.Background(), &out, c.paths, testOptions{withBuiltin: c.builtin}); err != nil {
+			t.Errorf("%v: %v\n%s", c.paths, err, out.String())
+		}
+	}
+}
