@@ -10,6 +10,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/open-policy-agent/opa/v1/ast"
+
 	"github.com/ahp-opa/ahp-opa/engine"
 	"github.com/ahp-opa/ahp-opa/transport"
 )
@@ -47,11 +49,20 @@ func (c *Config) defaults() {
 		c.SessionTTL = 24 * time.Hour
 	}
 	if c.Classify == nil {
-		c.Classify = func(tool map[string]any, _ map[string]any) Call {
-			kind, _ := tool["kind"].(string)
-			return Call{Family: kind}
+		c.Classify = describe
+	}
+}
+
+// describe classifies a call from the input the engine evaluated, or, for
+// an observed event, from a freshly built one.
+func describe(event map[string]any, input ast.Value) Call {
+	if input == nil {
+		var err error
+		if input, err = engine.BuildInput(event, engine.InputOptions{}); err != nil {
+			return Call{}
 		}
 	}
+	return engine.DescribeCall(input)
 }
 
 // Bounds on memory, whatever the traffic.
@@ -241,8 +252,7 @@ func (i *interceptor) Intercept(ctx context.Context, req *transport.InterceptReq
 		a.mu.Unlock()
 	}
 	rec := a.decisionRecord(req, v, now)
-	tool, _ := req.Event.Object["tool"].(map[string]any)
-	call := a.cfg.Classify(tool, req.Event.Object)
+	call := a.cfg.Classify(req.Event.Object, v.Input)
 	rec.Tool.Family = call.Family
 	a.facts.observeDecision(req.Event.Source, req.Event.SessionID, req.Event.CallID, rec.Decision, call, now)
 	a.stats.decisions.Add(1)
@@ -366,7 +376,7 @@ func (a *Auditor) observe(ob *transport.Observation) {
 	var call Call
 	if t, ok := ev["tool"].(map[string]any); ok {
 		name, _ := t["name"].(string)
-		call = a.cfg.Classify(t, ev)
+		call = a.cfg.Classify(ev, nil)
 		r.Tool = &Tool{Name: name, Family: call.Family}
 		r.CallID, _ = t["callId"].(string)
 	}

@@ -326,7 +326,8 @@ func TestIncludeInputIsRedacted(t *testing.T) {
 }
 
 func TestSessionFacts(t *testing.T) {
-	classify := func(tool, _ map[string]any) Call {
+	classify := func(event map[string]any, _ ast.Value) Call {
+		tool, _ := event["tool"].(map[string]any)
 		in, _ := tool["input"].(map[string]any)
 		cmd, _ := in["command"].(string)
 		if cmd == "cat .env" {

@@ -6,19 +6,16 @@ import (
 	"time"
 
 	"github.com/open-policy-agent/opa/v1/ast"
+
+	"github.com/ahp-opa/ahp-opa/engine"
 )
 
 // Call is what a classifier says about one tool call.
-type Call struct {
-	Family string   // shell, file_read, file_write, fetch, mcp, task, … or ""
-	Reads  []string // files the call reads
-	Hosts  []string // hosts the call contacts
-	Secret bool     // the call touches a secret (a .env file, a private key, …)
-}
+type Call = engine.CallFacts
 
-// Classifier describes a tool call from its tool object and the whole
-// event.
-type Classifier func(tool, event map[string]any) Call
+// Classifier describes a tool call from its event and, when the engine
+// evaluated it, the policy input it built (nil otherwise).
+type Classifier func(event map[string]any, input ast.Value) Call
 
 // Bounds per session: facts are a summary, not a history.
 const (
@@ -54,8 +51,11 @@ type recentCall struct {
 }
 
 // NewFacts returns an empty store whose sessions expire after ttl without
-// activity.
+// activity (24h when ttl is not positive).
 func NewFacts(ttl time.Duration) *Facts {
+	if ttl <= 0 {
+		ttl = 24 * time.Hour
+	}
 	return &Facts{sessions: newWindow[sessionKey, *session](ttl, maxSessions)}
 }
 

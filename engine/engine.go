@@ -39,6 +39,15 @@ type Options struct {
 	// Home is the user's home directory, used to expand ~ and $HOME in
 	// the input enrichment; see InputOptions.Home.
 	Home string
+	// Facts, when set, supplies input.ahp.session: what the event's session
+	// has done so far.
+	Facts SessionFacts
+}
+
+// SessionFacts returns the facts of a session as an AST object, or nil
+// when there are none. The value is only read.
+type SessionFacts interface {
+	Session(source, sessionID string) ast.Value
 }
 
 // Engine evaluates events against the active snapshot.
@@ -84,15 +93,47 @@ func (e *Engine) Snapshot() *Snapshot { return e.current.Load() }
 // Decide evaluates a tool.before event (the decoded JSON object) against the
 // active snapshot.
 func (e *Engine) Decide(ctx context.Context, event map[string]any) (Decision, error) {
+	d, _, err := e.decide(ctx, event)
+	return d, err
+}
+
+// decide also returns the input it built, for the layers that describe the
+// call afterwards without enriching it twice.
+func (e *Engine) decide(ctx context.Context, event map[string]any) (Decision, ast.Value, error) {
 	s := e.current.Load()
 	if s == nil {
-		return Decision{}, ErrNotReady
+		return Decision{}, nil, ErrNotReady
 	}
 	input, err := e.Input(event)
 	if err != nil {
-		return Decision{}, fmt.Errorf("building policy input: %w", err)
+		return Decision{}, nil, fmt.Errorf("building policy input: %w", err)
 	}
+	e.addSession(event, input)
 	ctx, cancel := context.WithTimeout(ctx, e.opts.EvalTimeout)
 	defer cancel()
-	return s.Decide(ctx, input)
+	d, err := s.Decide(ctx, input)
+	return d, input, err
+}
+
+// addSession puts the session's facts at input.ahp.session.
+func (e *Engine) addSession(event map[string]any, input ast.Value) {
+	if e.opts.Facts == nil {
+		return
+	}
+	session, _ := event["session"].(map[string]any)
+	id, _ := session["id"].(string)
+	source, _ := event["source"].(string)
+	facts := e.opts.Facts.Session(source, id)
+	if facts == nil {
+		return
+	}
+	obj, _ := input.(ast.Object)
+	if obj == nil {
+		return
+	}
+	if t := obj.Get(ast.InternedTerm(InputKey)); t != nil {
+		if ahp, ok := t.Value.(ast.Object); ok {
+			ahp.Insert(ast.InternedTerm("session"), ast.NewTerm(facts))
+		}
+	}
 }

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"time"
 
+	"github.com/open-policy-agent/opa/v1/ast"
+
 	"github.com/ahp-opa/ahp-opa/transport"
 )
 
@@ -18,7 +20,10 @@ type Verdict struct {
 	// Decision holds the matches and the revision; Matches is empty when
 	// evaluation failed.
 	Decision Decision
-	Elapsed  time.Duration
+	// Input is the policy input that was evaluated, nil when none was
+	// built. It is only read.
+	Input   ast.Value
+	Elapsed time.Duration
 }
 
 // Intercept decides a hooks/intercept request: no objection, or one deny.
@@ -34,8 +39,8 @@ func (e *Engine) Intercept(ctx context.Context, req *transport.InterceptRequest)
 // Judge decides a request and returns the whole verdict.
 func (e *Engine) Judge(ctx context.Context, req *transport.InterceptRequest) Verdict {
 	start := time.Now()
-	d, err := e.Decide(ctx, req.Event.Object)
-	v := Verdict{Decision: d}
+	d, input, err := e.decide(ctx, req.Event.Object)
+	v := Verdict{Decision: d, Input: input}
 	v.Result, v.Err = e.answer(ctx, req, d, err)
 	v.Elapsed = time.Since(start)
 	return v

@@ -53,13 +53,15 @@ decides.`,
 			}
 			defer web.Close()
 			met := metrics.New()
-			eng, rl, err := startEngine(ctx, cfg, log, true, false, reloadMetrics(met))
+			// One store: the auditor writes session facts, the engine reads them.
+			facts := audit.NewFacts(cfg.Audit.SessionTTL)
+			eng, rl, err := startEngine(ctx, cfg, log, true, false, reloadMetrics(met), facts)
 			if err != nil {
 				return err
 			}
 			defer rl.Stop()
 			met.TrackPolicy(policyOf(eng))
-			aud, err := startAudit(ctx, cfg.Audit, log)
+			aud, err := startAudit(ctx, cfg.Audit, facts, log)
 			if err != nil {
 				return err
 			}
@@ -105,7 +107,7 @@ decides.`,
 // startAudit starts the auditor, with its log file when one is configured.
 // SIGHUP reopens the file for external log rotation. The auditor stops with
 // ctx's process: the caller closes it.
-func startAudit(ctx context.Context, cfg audit.Config, log *slog.Logger) (*audit.Auditor, error) {
+func startAudit(ctx context.Context, cfg audit.Config, facts *audit.Facts, log *slog.Logger) (*audit.Auditor, error) {
 	var (
 		out  audit.Writer
 		file *audit.File
@@ -117,7 +119,7 @@ func startAudit(ctx context.Context, cfg audit.Config, log *slog.Logger) (*audit
 		}
 		out = file
 	}
-	aud, err := audit.New(cfg, out, nil, log)
+	aud, err := audit.New(cfg, out, facts, log)
 	if err != nil {
 		return nil, err
 	}

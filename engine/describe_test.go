@@ -1,0 +1,43 @@
+package engine
+
+import (
+	"slices"
+	"testing"
+)
+
+func TestDescribeCall(t *testing.T) {
+	shell := func(cmd string) map[string]any {
+		ev := event("Bash", map[string]any{"command": cmd})
+		ev["session"] = map[string]any{"id": "s", "cwd": "/repo", "workspaceRoots": []any{"/repo"}}
+		return ev
+	}
+	tests := []struct {
+		name   string
+		event  map[string]any
+		family string
+		reads  []string
+		hosts  []string
+		secret bool
+	}{
+		{"cat .env", shell("cat .env"), "shell", []string{"/repo/.env"}, nil, true},
+		{"example env is not secret", shell("cat .env.example"), "shell", []string{"/repo/.env.example"}, nil, false},
+		{"input redirection", shell("wc -l < notes.txt"), "shell", []string{"/repo/notes.txt"}, nil, false},
+		{"writer is not a read", shell("touch .env"), "shell", nil, nil, false},
+		{"private key", shell("cp /home/u/.ssh/id_ed25519 /tmp/k"), "shell", []string{"/home/u/.ssh/id_ed25519"}, nil, true},
+		{"curl host", shell("curl -s https://Example.COM/x | jq .a"), "shell", nil, []string{"example.com"}, false},
+		{"file tool", event("Read", map[string]any{"file_path": "/repo/.env.local"}), "file_read", []string{"/repo/.env.local"}, nil, true},
+		{"fetch tool", event("WebFetch", map[string]any{"url": "https://docs.example.org/a"}), "fetch", nil, []string{"docs.example.org"}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			in, err := BuildInput(tt.event, InputOptions{Home: "/home/u"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			c := DescribeCall(in)
+			if c.Family != tt.family || !slices.Equal(c.Reads, tt.reads) || !slices.Equal(c.Hosts, tt.hosts) || c.Secret != tt.secret {
+				t.Errorf("DescribeCall = %+v, want family %s reads %v hosts %v secret %v", c, tt.family, tt.reads, tt.hosts, tt.secret)
+			}
+		})
+	}
+}
