@@ -89,7 +89,8 @@ type Stats struct {
 type Auditor struct {
 	cfg    Config
 	log    *slog.Logger
-	out    Writer // nil: records are not written, correlation still runs
+	out    Writer   // nil: records are not written, correlation still runs
+	ship   *Shipper // nil: decisions stay local
 	redact *Redactor
 	facts  *Facts
 	now    func() time.Time
@@ -162,6 +163,10 @@ func New(cfg Config, out Writer, facts *Facts, log *slog.Logger) (*Auditor, erro
 	go a.run()
 	return a, nil
 }
+
+// ShipTo sends decision records to s as well. Call it before the auditor
+// sees traffic.
+func (a *Auditor) ShipTo(s *Shipper) { a.ship = s }
 
 // Redactor returns the redactor the auditor uses, for logs and reasons.
 func (a *Auditor) Redactor() *Redactor { return a.redact }
@@ -346,6 +351,9 @@ func (a *Auditor) process(it item) {
 }
 
 func (a *Auditor) write(r *Record) {
+	if a.ship != nil {
+		a.ship.Add(r)
+	}
 	if a.out == nil {
 		return
 	}

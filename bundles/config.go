@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"maps"
 	"slices"
 	"strings"
@@ -135,4 +136,15 @@ func parseBundles(raw json.RawMessage, services map[string]rest.Client, ks map[s
 		}
 	}
 	return cfg.Bundles, nil
+}
+
+// Services returns an HTTP client per configured service (OPA's
+// `services`, with its authentication and TLS settings), for other
+// consumers of the same services such as decision-log shipping.
+func Services(cfg OPAConfig, log *slog.Logger) (map[string]rest.Client, error) {
+	ks, err := parseKeys(cfg.Keys)
+	if err != nil {
+		return nil, err
+	}
+	return parseServices(cfg.Services, ks, newOPALogger(log))
 }

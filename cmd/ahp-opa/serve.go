@@ -3,7 +3,10 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
+	"io"
 	"log/slog"
+	"net/http"
 	"os"
 	"os/signal"
 	"syscall"
@@ -12,6 +15,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/ahp-opa/ahp-opa/audit"
+	"github.com/ahp-opa/ahp-opa/bundles"
 	"github.com/ahp-opa/ahp-opa/engine"
 	"github.com/ahp-opa/ahp-opa/metrics"
 	"github.com/ahp-opa/ahp-opa/transport"
@@ -65,7 +69,20 @@ decides.`,
 			if err != nil {
 				return err
 			}
-			defer aud.Close() // after serving: what is queued gets written
+			ship, err := startShipper(cfg, log)
+			if err != nil {
+				aud.Close()
+				return err
+			}
+			if ship != nil {
+				aud.ShipTo(ship)
+			}
+			defer func() {
+				aud.Close() // after serving: what is queued gets written…
+				if ship != nil {
+					ship.Close() // …and then shipped
+				}
+			}()
 			met.TrackAudit(func() metrics.AuditCounts {
 				st := aud.Stats()
 				return metrics.AuditCounts{WriteFailures: st.WriteFailures, Dropped: st.Dropped, Retries: st.Retries}
@@ -151,4 +168,40 @@ func addEngineFlags(fs *pflag.FlagSet) {
 	fs.String("log-format", "auto", "auto (text on a terminal, JSON otherwise), text or json")
 	fs.Duration("eval-timeout", engine.DefaultEvalTimeout, "deadline for one policy evaluation")
 	addPolicySourceFlags(fs)
+}
+
+// startShipper sends decisions to an OPA-compatible decision-log service
+// when decision_logs names one of the configured services.
+func startShipper(cfg Config, log *slog.Logger) (*audit.Shipper, error) {
+	name := cfg.DecisionLogs.Service
+	if name == "" {
+		return nil, nil
+	}
+	opa, err := cfg.PolicySources.opaConfig()
+	if err != nil {
+		return nil, err
+	}
+	services, err := bundles.Services(opa, log)
+	if err != nil {
+		return nil, fmt.Errorf("configuration: %w", err)
+	}
+	client, ok := services[name]
+	if !ok {
+		return nil, fmt.Errorf("configuration: decision_logs.service %q is not among the configured services", name)
+	}
+	upload := func(ctx context.Context, body []byte) error {
+		resp, err := client.WithHeader("Content-Type", "application/json").
+			WithHeader("Content-Encoding", "gzip").WithBytes(body).Do(ctx, http.MethodPost, "/logs")
+		if err != nil {
+			return err
+		}
+		defer resp.Body.Close()
+		io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<16))
+		if resp.StatusCode/100 != 2 {
+			return fmt.Errorf("decision log service answered %s", resp.Status)
+		}
+		return nil
+	}
+	host, _ := os.Hostname()
+	return audit.NewShipper(cfg.DecisionLogs, upload, map[string]string{"id": host, "app": "ahp-opa"}, log), nil
 }
