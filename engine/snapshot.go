@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -89,7 +90,7 @@ func Compile(ctx context.Context, p *bundles.Policy, caps *ast.Capabilities) (*S
 func denyRules(c *ast.Compiler) ([]ast.Ref, error) {
 	seen := map[string]ast.Ref{}
 	var errs ast.Errors
-	for _, name := range sortedKeys(c.Modules) {
+	for _, name := range slices.Sorted(maps.Keys(c.Modules)) {
 		for _, rule := range c.Modules[name].Rules {
 			path := rule.Path()
 			if !path.HasPrefix(DecisionRoot) || !path[len(path)-1].Equal(ast.StringTerm("deny")) {
@@ -110,19 +111,10 @@ func denyRules(c *ast.Compiler) ([]ast.Ref, error) {
 		return nil, ErrNoDenyRules
 	}
 	refs := make([]ast.Ref, 0, len(seen))
-	for _, k := range sortedKeys(seen) {
+	for _, k := range slices.Sorted(maps.Keys(seen)) {
 		refs = append(refs, seen[k])
 	}
 	return refs, nil
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
 
 // Decide evaluates input, the tool.before event as an AST value.
