@@ -81,6 +81,10 @@ var (
 	keyCommand    = ast.StringTerm("command")
 	keyCommands   = ast.StringTerm("commands")
 	keyPrograms   = ast.StringTerm("programs")
+	keyClasses    = ast.StringTerm("classes")
+	keyMentions   = ast.StringTerm("mentions")
+	keySensitive  = ast.StringTerm("sensitive")
+	keyWrites     = ast.StringTerm("writes")
 	keyParseError = ast.StringTerm("parse_error")
 	keyIncomplete = ast.StringTerm("incomplete")
 	keyArgv       = ast.StringTerm("argv")
@@ -121,6 +125,10 @@ type enricher struct {
 	pc    *pathContext
 	dir   string // the directory relative paths start from
 	paths int    // path objects built so far
+	// sensitive is set once a path object is marked sensitive.
+	sensitive bool
+	// writes is set when the call may write a file (see Enrich).
+	writes bool
 }
 
 // Enrich returns the input.ahp object for an event. It never fails: what
@@ -167,6 +175,7 @@ func Enrich(event map[string]any, opts InputOptions) ast.Object {
 				}
 			}
 			toolItems = append(toolItems, [2]*ast.Term{keyPaths, ast.ArrayTerm(terms...)})
+			en.writes = fam == FamilyFileWrite || fam == FamilyFileEdit
 		}
 	}
 	if urls := toolURLs(input, fam == FamilyFetch); len(urls) > 0 {
@@ -182,6 +191,12 @@ func Enrich(event map[string]any, opts InputOptions) ast.Object {
 		if sh := en.shell(input, opts.Limits); sh != nil {
 			items = append(items, [2]*ast.Term{keyShell, sh})
 		}
+	}
+	if en.sensitive {
+		items = append(items, [2]*ast.Term{keySensitive, termTrue})
+	}
+	if en.writes {
+		items = append(items, [2]*ast.Term{keyWrites, termTrue})
 	}
 	return ast.NewObject(items...)
 }
@@ -245,6 +260,10 @@ func (en *enricher) path(raw string, extraKey, extraValue *ast.Term) *ast.Term {
 			items = append(items, [2]*ast.Term{f.key, termTrue})
 		}
 	}
+	if pi.sensitive() {
+		items = append(items, [2]*ast.Term{keySensitive, termTrue})
+		en.sensitive = true
+	}
 	if extraKey != nil {
 		items = append(items, [2]*ast.Term{extraKey, extraValue})
 	}
@@ -292,6 +311,12 @@ func (en *enricher) shell(input map[string]any, lim shell.Limits) *ast.Term {
 		{keyCommands, ast.ArrayTerm(cmds...)},
 		{keyPrograms, programs(a.Commands)},
 	}
+	if t := classes(a.Commands); t != nil {
+		items = append(items, [2]*ast.Term{keyClasses, t})
+	}
+	if t := mentions(a.Commands); t != nil {
+		items = append(items, [2]*ast.Term{keyMentions, t})
+	}
 	if a.ParseError != "" {
 		items = append(items, [2]*ast.Term{keyParseError, ast.StringTerm(a.ParseError)})
 	}
@@ -334,6 +359,64 @@ func programs(cmds []shell.Command) *ast.Term {
 	return ast.ObjectTerm(items...)
 }
 
+// classes indexes the commands by program class (ClassNames): each class
+// maps to the indices of the commands whose program or a wrapper is in it.
+// Classes with no command are left out; nil when there is none.
+func classes(cmds []shell.Command) *ast.Term {
+	var index [16][]*ast.Term
+	found := false
+	for i := range cmds {
+		bits := programClasses[cmds[i].Name]
+		if n := cmds[i].Name; strings.HasPrefix(n, "mkfs.") || strings.HasPrefix(n, "newfs_") {
+			bits |= classMkfsBit
+		}
+		for _, w := range cmds[i].Wrappers {
+			bits |= programClasses[w]
+		}
+		for c := 0; bits != 0; c++ {
+			if bits&1 != 0 {
+				index[c] = append(index[c], ast.InternedTerm(i))
+				found = true
+			}
+			bits >>= 1
+		}
+	}
+	if !found {
+		return nil
+	}
+	var items [][2]*ast.Term
+	for c, name := range ClassNames {
+		if len(index[c]) > 0 {
+			items = append(items, [2]*ast.Term{ast.StringTerm(name), ast.ArrayTerm(index[c]...)})
+		}
+	}
+	return ast.ObjectTerm(items...)
+}
+
+// mentions indexes the commands by the mentionWords their arguments
+// contain; nil when none does.
+func mentions(cmds []shell.Command) *ast.Term {
+	var items [][2]*ast.Term
+	for _, word := range mentionWords {
+		var idx []*ast.Term
+		for i := range cmds {
+			for _, a := range cmds[i].Args() {
+				if strings.Contains(a, word) {
+					idx = append(idx, ast.InternedTerm(i))
+					break
+				}
+			}
+		}
+		if len(idx) > 0 {
+			items = append(items, [2]*ast.Term{ast.StringTerm(word), ast.ArrayTerm(idx...)})
+		}
+	}
+	if items == nil {
+		return nil
+	}
+	return ast.ObjectTerm(items...)
+}
+
 func (en *enricher) command(c *shell.Command) *ast.Term {
 	en.dir = en.pc.cwd
 	if c.Dir != "" {
@@ -372,10 +455,16 @@ func (en *enricher) command(c *shell.Command) *ast.Term {
 		}
 		items = append(items, [2]*ast.Term{keyEnv, ast.ObjectTerm(env...)})
 	}
+	if writingPrograms[c.Name] {
+		en.writes = true
+	}
 	if len(c.Redirects) > 0 {
 		rs := make([]*ast.Term, len(c.Redirects))
 		for i, r := range c.Redirects {
 			rs[i] = en.redirect(r)
+			if writeOps[r.Op] {
+				en.writes = true
+			}
 		}
 		items = append(items, [2]*ast.Term{keyRedirects, ast.ArrayTerm(rs...)})
 	}

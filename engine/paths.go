@@ -194,3 +194,35 @@ func homeRelative(p, home string) (string, bool) {
 	}
 	return after, true
 }
+
+// secretKeySuffixes are the extensions paths.private_key looks at.
+var secretKeySuffixes = []string{".key", ".p12", ".pfx", ".ppk", ".jks", ".keystore", ".p8", ".pem"}
+
+// sensitive reports whether a path may name a secret: what the library's
+// paths.ssh_private_key, paths.env_file and paths.credential_file could
+// match, and more (anything under a dot directory of a home, /etc, /proc,
+// .ssh, a name containing .env, a key file). Rules about reading secrets
+// start with input.ahp.sensitive, which OPA's rule index turns into a skip
+// for calls that name no such path. It must stay a superset of those
+// predicates: a false negative would hide a secret read.
+func (pi *pathInfo) sensitive() bool {
+	p, base := pi.abs, pi.base
+	if strings.Contains(p, ".ssh/") || strings.Contains(base, ".env") || strings.HasPrefix(base, "id_") {
+		return true
+	}
+	if pi.inHome && (strings.HasPrefix(pi.homeRel, ".") || strings.HasPrefix(pi.homeRel, "_netrc")) {
+		return true
+	}
+	for _, dir := range []string{"/proc/", "/etc/", "/var/run/", "/run/"} {
+		if strings.HasPrefix(p, dir) {
+			return true
+		}
+	}
+	lb := strings.ToLower(base)
+	for _, s := range secretKeySuffixes {
+		if strings.HasSuffix(lb, s) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"slices"
 	"strings"
 )
 
@@ -188,4 +189,104 @@ func patchPaths(patch string) []string {
 		}
 	}
 	return out
+}
+
+// Program classes: input.ahp.shell.classes maps each class to the indices
+// of the commands whose program (or, for escalators, a wrapper) is in it,
+// so that a rule about interpreters starts with
+// `input.ahp.shell.classes.interpreter` and OPA's rule index skips it when
+// none runs. The lists match the sets of the same meaning in
+// rego/lib/shell.rego (engine/library_test.go checks them).
+const (
+	ClassShell       = "shell"
+	ClassInterpreter = "interpreter"
+	ClassDownloader  = "downloader"
+	ClassNetwork     = "network"
+	ClassEscalator   = "escalator"
+	ClassDBClient    = "db_client"
+	ClassInfra       = "infra"
+	ClassPublisher   = "publisher"
+	ClassMkfs        = "mkfs" // also every mkfs.* and newfs_*
+)
+
+var classMembers = map[string][]string{
+	ClassShell: {
+		"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "yash", "posh", "fish",
+		"csh", "tcsh", "rbash", "ksh93", "pdksh", "oksh", "loksh",
+	},
+	ClassInterpreter: {
+		"python", "python2", "python3", "pypy", "pypy3", "perl", "ruby", "node",
+		"nodejs", "php", "lua", "luajit", "deno", "bun", "pwsh", "powershell",
+		"osascript", "tclsh", "wish", "rscript", "jshell", "irb", "ipython",
+	},
+	ClassDownloader: {
+		"curl", "wget", "wget2", "aria2c", "http", "https", "xh", "fetch",
+		"lwp-request", "lwp-download", "axel", "curlie",
+	},
+	ClassNetwork: {
+		"nc", "ncat", "netcat", "nc.traditional", "nc.openbsd", "socat",
+		"telnet", "cryptcat", "pwncat",
+	},
+	ClassEscalator: {"sudo", "doas", "pkexec", "runuser", "su", "sudoedit", "run0"},
+	ClassDBClient: {
+		"psql", "mysql", "mariadb", "sqlite3", "sqlite", "duckdb", "sqlcmd",
+		"clickhouse", "clickhouse-client", "cqlsh", "mongosh", "mongo",
+		"redis-cli", "valkey-cli", "keydb-cli", "cockroach", "snowsql", "bq",
+		"usql", "pgcli", "mycli", "litecli", "trino", "presto", "beeline",
+		"spanner-cli", "influx",
+	},
+	ClassInfra: {
+		"terraform", "tofu", "terragrunt", "terraform.exe", "pulumi", "cdk", "cdktf", "sst",
+		"serverless", "sls", "kubectl", "oc", "k", "kubecolor", "helm", "docker", "podman",
+		"nerdctl", "docker-compose", "podman-compose", "aws", "gcloud", "gsutil", "az",
+		"eksctl", "heroku", "fly", "flyctl", "doctl",
+	},
+	ClassMkfs: {"mkfs", "mke2fs", "mkswap", "newfs", "mkdosfs", "mkntfs"},
+	ClassPublisher: {
+		"npm", "pnpm", "bun", "yarn", "npx", "bunx", "pipx", "uvx", "twine",
+		"python", "python3", "python2", "pypy3", "poetry", "flit", "hatch", "uv", "pdm",
+		"deno", "jsr", "vsce", "ovsx", "rye", "cargo", "gem", "mvn", "mvnw",
+		"gradle", "gradlew", "dotnet", "nuget", "docker", "podman", "nerdctl", "buildah", "helm",
+		"goreleaser", "gh", "pod",
+	},
+}
+
+// ClassNames lists the classes in a fixed order.
+var ClassNames = []string{
+	ClassShell, ClassInterpreter, ClassDownloader, ClassNetwork,
+	ClassEscalator, ClassDBClient, ClassInfra, ClassPublisher, ClassMkfs,
+}
+
+// ClassMembers returns the programs of a class.
+func ClassMembers(class string) []string { return classMembers[class] }
+
+// programClasses maps a program name to a bit set of ClassNames.
+var programClasses = func() map[string]uint16 {
+	m := map[string]uint16{}
+	for i, c := range ClassNames {
+		for _, p := range classMembers[c] {
+			m[p] |= 1 << i
+		}
+	}
+	return m
+}()
+
+// Mentions: input.ahp.shell.mentions maps each of these strings to the
+// indices of the commands with an argument that contains it, for the rules
+// that look for secret files named inside other text (`cat ~/.ssh/id_rsa`,
+// `python -c 'open("/proc/self/environ")'`).
+var mentionWords = []string{".ssh", "environ", "credentials", "flush", "--force-reset"}
+
+var classMkfsBit = uint16(1) << slices.Index(ClassNames, ClassMkfs)
+
+// writeOps are the redirections that write a file (ahp.lib.shell.write_ops).
+var writeOps = map[string]bool{">": true, ">>": true, ">|": true, "&>": true, "&>>": true, "<>": true}
+
+// writingPrograms are the programs ahp.lib.shell.writes finds writing their
+// file arguments. With writeOps they decide input.ahp.writes, which must
+// stay true whenever ahp.lib.shell.writes may hold something.
+var writingPrograms = map[string]bool{
+	"tee": true, "truncate": true, "sponge": true, "apply_patch": true, "applypatch": true,
+	"cp": true, "mv": true, "install": true, "ln": true, "rsync": true, "ditto": true,
+	"sed": true, "perl": true, "gsed": true, "curl": true, "wget": true, "dd": true,
 }

@@ -40,14 +40,14 @@ temp_re := `^(/tmp|/var/tmp|/private/tmp|/private/var/tmp|/var/folders|/private/
 # system holds for a path in a system directory, temporary ones and the
 # workspace (a project in /srv/app) excepted.
 system(p) if {
-	regex.match(system_re, p.path)
+	regex.match(`^(/bin|/boot|/dev|/etc|/lib|/lib32|/lib64|/libx32|/opt|/proc|/sbin|/snap|/srv|/sys|/usr|/var|/System|/Library|/Applications|/private|/nix|/cores|C:/Windows|C:/Program Files|C:/Program Files \(x86\)|C:/ProgramData)(/|$)`, p.path)
 	not temp(p)
 	not p.inside_workspace
 }
 
-system(p) if p.path in home_parents
+system(p) if p.path in {"/home", "/Users", "/root", "C:/Users"}
 
-temp(p) if regex.match(temp_re, p.path)
+temp(p) if regex.match(`^(/tmp|/var/tmp|/private/tmp|/private/var/tmp|/var/folders|/private/var/folders|/dev/shm)(/|$)`, p.path)
 
 # critical holds for a path whose deletion wrecks the machine or the
 # user's data: /, a home directory, a system directory, or a directory
@@ -111,9 +111,9 @@ credential_home_dirs := {
 credential_home_dirs_re := `^(\.aws/sso/cache|\.config/gcloud/legacy_credentials|\.config/op|\.gnupg/private-keys-v1\.d|\.local/share/keyrings|\.password-store)(/|$)`
 
 # credential_file holds for a file that holds credentials or tokens.
-credential_file(p) if p.home_rel in credential_home_files
+credential_file(p) if p.home_rel in {".aws/credentials", ".netrc", "_netrc", ".git-credentials", ".pgpass", ".my.cnf", ".npmrc", ".pypirc", ".docker/config.json", ".kube/config", ".config/gh/hosts.yml", ".config/hub", ".vault-token", ".cargo/credentials", ".cargo/credentials.toml", ".gem/credentials", ".terraform.d/credentials.tfrc.json", ".config/gcloud/credentials.db", ".config/gcloud/access_tokens.db", ".config/gcloud/application_default_credentials.json", ".azure/accessTokens.json", ".azure/msal_token_cache.json", ".gnupg/secring.gpg", ".composer/auth.json", ".config/composer/auth.json", ".local/share/keyrings/login.keyring", ".bash_history", ".zsh_history", ".psql_history", ".mysql_history", ".python_history", ".node_repl_history"}
 
-credential_file(p) if regex.match(credential_home_dirs_re, p.home_rel)
+credential_file(p) if regex.match(`^(\.aws/sso/cache|\.config/gcloud/legacy_credentials|\.config/op|\.gnupg/private-keys-v1\.d|\.local/share/keyrings|\.password-store)(/|$)`, p.home_rel)
 
 credential_file(p) if regex.match(`^(/proc/[^/]+/(task/[^/]+/)?environ|/etc/(shadow|gshadow|master\.passwd|sudoers)|(/etc/ssl/private|/var/run/secrets|/run/secrets|/etc/pki/tls/private)(/.*)?)$`, p.path)
 
@@ -149,9 +149,9 @@ startup_home_dirs := {
 
 startup_home_dirs_re := `^(\.bashrc\.d|\.config/autostart|\.config/environment\.d|\.config/fish/conf\.d|\.config/systemd/user|\.zshrc\.d|Library/LaunchAgents)(/|$)`
 
-startup_file(p) if p.home_rel in startup_home_files
+startup_file(p) if p.home_rel in {".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile", ".zshrc", ".zshenv", ".zprofile", ".zlogin", ".zlogout", ".cshrc", ".tcshrc", ".kshrc", ".mkshrc", ".config/fish/config.fish", ".xprofile", ".xinitrc", ".xsession", ".inputrc", ".pam_environment"}
 
-startup_file(p) if regex.match(startup_home_dirs_re, p.home_rel)
+startup_file(p) if regex.match(`^(\.bashrc\.d|\.config/autostart|\.config/environment\.d|\.config/fish/conf\.d|\.config/systemd/user|\.zshrc\.d|Library/LaunchAgents)(/|$)`, p.home_rel)
 
 startup_file(p) if regex.match(`^(/etc/(profile|bash\.bashrc|bashrc|zshrc|zsh/zshrc|environment|crontab)|(/etc/profile\.d|/etc/cron\.(d|daily|hourly|weekly|monthly)|/etc/systemd/system|/Library/Launch(Agents|Daemons)|/var/spool/cron)(/.*)?)$`, p.path)
 

@@ -56,3 +56,29 @@ test_startup_hooks_and_agent_files if {
 	paths.block_device({"path": "/dev/nvme0n1"})
 	not paths.block_device({"path": "/dev/null"})
 }
+
+# The predicates carry their lists written out (a rule reference costs a
+# virtual-document evaluation per decision); these keep them in step.
+test_predicates_cover_the_lists if {
+	every d in paths.system_dirs {
+		paths.system({"path": concat("", [d, "/x"])})
+	}
+	every d in paths.home_parents {
+		paths.system({"path": d})
+	}
+	every d in paths.temp_dirs {
+		paths.temp({"path": concat("", [d, "/x"])})
+	}
+	every f in paths.credential_home_files {
+		paths.credential_file({"path": "/x", "base": "x", "home_rel": f})
+	}
+	every d in paths.credential_home_dirs {
+		paths.credential_file({"path": "/x", "base": "x", "home_rel": concat("", [d, "/x"])})
+	}
+	every f in paths.startup_home_files {
+		paths.startup_file({"path": "/x", "home_rel": f})
+	}
+	every d in paths.startup_home_dirs {
+		paths.startup_file({"path": "/x", "home_rel": concat("", [d, "/x"])})
+	}
+}

@@ -105,10 +105,28 @@ _shell_option_value(a, i) if {
 # substitution a shell, interpreter, eval or source runs (bash <(curl …),
 # sh -c "$(curl …)", eval "$(…)"), or reaches sh -c through a variable.
 code_flows contains [j, i] if {
-	input.ahp.tool.family == "shell"
-	some j, cmd in commands
+	input.ahp.shell.classes.shell
+	some j in input.ahp.shell.classes.shell
+	cmd := input.ahp.shell.commands[j]
 	some i in cmd.inputs
-	_executes(cmd, j, commands[i])
+	_executes(cmd, j, input.ahp.shell.commands[i])
+}
+
+code_flows contains [j, i] if {
+	input.ahp.shell.classes.interpreter
+	some j in input.ahp.shell.classes.interpreter
+	cmd := input.ahp.shell.commands[j]
+	some i in cmd.inputs
+	_executes(cmd, j, input.ahp.shell.commands[i])
+}
+
+code_flows contains [j, i] if {
+	some name, ixs in programs
+	name in {"eval", "source", "."}
+	some j in ixs
+	cmd := input.ahp.shell.commands[j]
+	some i in cmd.inputs
+	_executes(cmd, j, input.ahp.shell.commands[i])
 }
 
 _executes(cmd, _, _) if cmd.name in {"eval", "source", "."}
@@ -159,48 +177,60 @@ write_ops := {">", ">>", ">|", "&>", "&>>", "<>"}
 # curl -o / wget -O outputs, dd of=, and the files of apply_patch.
 writes contains {"command": i, "path": r.path} if {
 	input.ahp.tool.family == "shell"
-	some i, cmd in commands
+	some i, cmd in input.ahp.shell.commands
 	some r in cmd.redirects
-	r.op in write_ops
+	r.op in {">", ">>", ">|", "&>", "&>>", "<>"}
 	r.path
 }
 
 writes contains {"command": i, "path": p} if {
-	some i, prog in commands
-	prog.name in {"tee", "truncate", "sponge", "apply_patch", "applypatch"}
-	some p in commands[i].paths
+	input.ahp.tool.family == "shell"
+	some name, ixs in programs
+	name in {"tee", "truncate", "sponge", "apply_patch", "applypatch"}
+	some i in ixs
+	input.ahp.shell.commands[i].name == name
+	some p in input.ahp.shell.commands[i].paths
 }
 
 writes contains {"command": i, "path": p} if {
-	some i, prog in commands
-	prog.name in {"cp", "mv", "install", "ln", "rsync", "ditto"}
-	cmd := commands[i]
+	input.ahp.tool.family == "shell"
+	some name, ixs in programs
+	name in {"cp", "mv", "install", "ln", "rsync", "ditto"}
+	some i in ixs
+	cmd := input.ahp.shell.commands[i]
+	cmd.name == name
 	ops := [q | some q in cmd.paths]
 	count(ops) > 1
 	p := ops[count(ops) - 1]
 }
 
 writes contains {"command": i, "path": p} if {
-	some name in ["sed", "perl", "gsed"]
-	some i in programs[name]
-	cmd := commands[i]
+	input.ahp.tool.family == "shell"
+	some name, ixs in programs
+	name in {"sed", "perl", "gsed"}
+	some i in ixs
+	cmd := input.ahp.shell.commands[i]
 	some o in args.options(cmd.args)
 	regex.match(`^(-i|--in-place|-[a-zA-Z]*i)`, o)
 	some p in cmd.paths
 }
 
 writes contains {"command": i, "path": p} if {
-	some name in ["curl", "wget"]
-	some i in programs[name]
-	cmd := commands[i]
+	input.ahp.tool.family == "shell"
+	some name, ixs in programs
+	name in {"curl", "wget"}
+	some i in ixs
+	cmd := input.ahp.shell.commands[i]
 	some p in cmd.paths
 	p.arg > 0
 	cmd.args[p.arg - 1] in {"-o", "--output", "-O", "--output-document"}
 }
 
 writes contains {"command": i, "path": p} if {
+	input.ahp.tool.family == "shell"
+	programs.dd
 	some i in programs.dd
-	cmd := commands[i]
+	cmd := input.ahp.shell.commands[i]
 	some p in cmd.paths
 	startswith(cmd.args[p.arg], "of=")
 }
@@ -223,15 +253,15 @@ non_reading := {
 # destination excepted), and input redirections.
 reads contains {"command": i, "path": p} if {
 	input.ahp.tool.family == "shell"
-	some i, cmd in commands
-	not cmd.name in non_reading
+	some i, cmd in input.ahp.shell.commands
+	not cmd.name in {"ls", "stat", "file", "test", "[", "chmod", "chown", "chgrp", "touch", "rm", "rmdir", "mkdir", "ssh", "ssh-add", "ssh-keygen", "ssh-copy-id", "echo", "printf", "git", "cd", "pushd", "popd", "realpath", "readlink", "basename", "dirname", "wc", "du", "find", "which", "type", "command", "mv", "ln", "tee", "truncate", "shred", "source", ".", "open", "code", "xdg-open", "exa", "eza", "tree", "lsof", "fuser", "unlink", "setfacl", "getfacl", "chattr", "lsattr", "sops", "age", "gpg", "direnv", "dotenv", "docker", "docker-compose", "podman", "export", "declare", "trap", "bfg", "git-filter-repo", ""}
 	some p in cmd.paths
 	not _destination(cmd, p)
 }
 
 reads contains {"command": i, "path": r.path} if {
 	input.ahp.tool.family == "shell"
-	some i, cmd in commands
+	some i, cmd in input.ahp.shell.commands
 	some r in cmd.redirects
 	r.op in {"<", "<>"}
 	r.path
@@ -248,7 +278,7 @@ _destination(cmd, p) if {
 # to python -c, for one).
 words contains w if {
 	input.ahp.tool.family == "shell"
-	some cmd in commands
+	some cmd in input.ahp.shell.commands
 	some w in cmd.args
 }
 
@@ -256,6 +286,6 @@ words contains w if {
 # arguments.
 hosts contains u.host if {
 	input.ahp.tool.family == "shell"
-	some cmd in commands
+	some cmd in input.ahp.shell.commands
 	some u in cmd.urls
 }

@@ -16,7 +16,7 @@ test_code_from_stdin if {
 }
 
 test_code_flows if {
-	inp := {"ahp": {"tool": {"family": "shell"}, "shell": {"commands": [
+	inp := {"ahp": {"tool": {"family": "shell"}, "shell": {"classes": {"downloader": [0, 2], "shell": [1]}, "commands": [
 		cmd("curl", ["https://x"]),
 		object.union(cmd("sh", []), {"inputs": [0]}),
 		cmd("curl", ["https://y"]),
@@ -44,4 +44,13 @@ test_decoders if {
 	shell.decoder(cmd("xxd", ["-r", "-p"]))
 	shell.decoder(cmd("rev", []))
 	not shell.decoder(cmd("base64", ["file"]))
+}
+
+test_reads_skip_every_non_reading_program if {
+	every name in shell.non_reading {
+		count(shell.reads) == 0 with input as {"ahp": {"tool": {"family": "shell"}, "shell": {"commands": [object.union(cmd(name, ["a"]), {"paths": [p("/r/a")]})]}}}
+	}
+	every op in shell.write_ops {
+		count(shell.writes) == 1 with input as {"ahp": {"tool": {"family": "shell"}, "shell": {"commands": [object.union(cmd("x", []), {"redirects": [{"op": op, "target": "b", "path": p("/r/b")}]})]}}}
+	}
 }

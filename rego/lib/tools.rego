@@ -22,31 +22,51 @@ writing_families := {"file_write", "file_edit"}
 
 # read holds every path object a call may show or copy.
 read contains p if {
-	family in reading_families
+	input.ahp.tool.family == "file_read"
 	some p in input.ahp.tool.paths
 }
 
-read contains r.path if some r in shell.reads
+read contains p if {
+	input.ahp.tool.family == "search"
+	some p in input.ahp.tool.paths
+}
+
+read contains r.path if {
+	input.ahp.tool.family == "shell"
+	some r in shell.reads
+}
 
 # written holds every path object a call may change.
 written contains p if {
-	family in writing_families
+	input.ahp.tool.family == "file_write"
 	some p in input.ahp.tool.paths
 }
 
-written contains w.path if some w in shell.writes
+written contains p if {
+	input.ahp.tool.family == "file_edit"
+	some p in input.ahp.tool.paths
+}
+
+written contains w.path if {
+	input.ahp.tool.family == "shell"
+	some w in shell.writes
+}
 
 # hosts holds every host a call contacts: URLs of fetch tools and in shell
 # arguments.
 hosts contains u.host if some u in input.ahp.tool.urls
 
-hosts contains h if some h in shell.hosts
+hosts contains h if {
+	input.ahp.tool.family == "shell"
+	some h in shell.hosts
+}
 
 # urls holds every URL object of the call.
 urls contains u if some u in input.ahp.tool.urls
 
 urls contains u if {
-	some cmd in shell.commands
+	input.ahp.tool.family == "shell"
+	some cmd in input.ahp.shell.commands
 	some u in cmd.urls
 }
 
@@ -55,14 +75,28 @@ _content_keys := ["content", "new_string", "new_str", "file_text", "code_edit", 
 
 # content holds the text a file tool writes.
 content contains s if {
-	family in writing_families
+	input.ahp.tool.family == "file_write"
 	some k in _content_keys
 	s := input.tool.input[k]
 	is_string(s)
 }
 
 content contains s if {
-	family in writing_families
+	input.ahp.tool.family == "file_edit"
+	some k in _content_keys
+	s := input.tool.input[k]
+	is_string(s)
+}
+
+content contains s if {
+	input.ahp.tool.family == "file_write"
+	some e in input.tool.input.edits
+	s := e.new_string
+	is_string(s)
+}
+
+content contains s if {
+	input.ahp.tool.family == "file_edit"
 	some e in input.tool.input.edits
 	s := e.new_string
 	is_string(s)

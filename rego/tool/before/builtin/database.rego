@@ -1,7 +1,6 @@
 package ahp.tool.before.builtin
 
 import data.ahp.lib.args
-import data.ahp.lib.shell
 import input.ahp.shell.programs
 
 # METADATA
@@ -37,34 +36,40 @@ _db_clients := {
 
 # SQL and database commands the client is given.
 _db_text contains concat(" ", cmd.args) if {
-	input.ahp.tool.family == "shell"
-	some cmd in shell.commands
+	input.ahp.shell.classes.db_client
+	some i in input.ahp.shell.classes.db_client
+	cmd := input.ahp.shell.commands[i]
 	cmd.name in _db_clients
 }
 
 # docker exec db psql -c …, kubectl exec pod -- mysql -e …, ssh host psql …
 _db_text contains concat(" ", cmd.args) if {
 	input.ahp.tool.family == "shell"
-	some cmd in shell.commands
-	cmd.name in {"docker", "podman", "kubectl", "oc", "k", "ssh", "nerdctl", "flyctl", "fly", "heroku"}
+	some name, ixs in programs
+	name in {"docker", "podman", "kubectl", "oc", "k", "ssh", "nerdctl", "flyctl", "fly", "heroku"}
+	some i in ixs
+	cmd := input.ahp.shell.commands[i]
+	cmd.name == name
 	some a in cmd.args
 	a in _db_clients
 }
 
 _db_text contains r.body if {
-	input.ahp.tool.family == "shell"
-	some cmd in shell.commands
+	input.ahp.shell.classes.db_client
+	some i in input.ahp.shell.classes.db_client
+	cmd := input.ahp.shell.commands[i]
 	cmd.name in _db_clients
 	some r in cmd.redirects
 	r.body
 }
 
 _db_text contains concat(" ", src.args) if {
-	input.ahp.tool.family == "shell"
-	some cmd in shell.commands
+	input.ahp.shell.classes.db_client
+	some j in input.ahp.shell.classes.db_client
+	cmd := input.ahp.shell.commands[j]
 	cmd.name in _db_clients
 	some i in cmd.inputs
-	src := shell.commands[i]
+	src := input.ahp.shell.commands[i]
 	src.name in {"echo", "printf"}
 }
 
@@ -95,47 +100,57 @@ _destructive(stmt) if regex.match(`(?i)(^|[\s'"])(flushall|flushdb)\b`, stmt)
 _destructive(stmt) if regex.match(`(?i)dropDatabase\s*\(|\.drop\s*\(\s*\)|deleteMany\s*\(\s*\{\s*\}\s*\)|\.remove\s*\(\s*\{\s*\}\s*\)`, stmt)
 
 _destroys_data if {
-	some name in ["dropdb", "dropuser"]
-	some i in programs[name]
-	cmd := shell.commands[i]
+	input.ahp.tool.family == "shell"
+	some name, ixs in programs
+	name in {"dropdb", "dropuser"}
+	some i in ixs
+	cmd := input.ahp.shell.commands[i]
 	count(args.operands(cmd.args)) > 0
 }
 
 _destroys_data if {
 	programs.mysqladmin
-	some cmd in shell.commands
+	some i in programs.mysqladmin
+	cmd := input.ahp.shell.commands[i]
 	cmd.name == "mysqladmin"
 	some a in cmd.args
 	lower(a) in {"drop", "flush-tables"}
 }
 
 _destroys_data if {
-	some name in ["rails", "rake", "bundle"]
-	some i in programs[name]
-	cmd := shell.commands[i]
+	input.ahp.tool.family == "shell"
+	some name, ixs in programs
+	name in {"rails", "rake", "bundle"}
+	some i in ixs
+	cmd := input.ahp.shell.commands[i]
 	some a in cmd.args
 	a in {"db:drop", "db:reset", "db:purge", "db:schema:load", "db:truncate_all", "db:drop:all"}
 }
 
 _destroys_data if {
-	some k, prog in shell.commands
-	prog.name in {"prisma", "npx", "pnpm", "yarn", "bunx"}
-	cmd := shell.commands[k]
+	input.ahp.tool.family == "shell"
+	some name, ixs in programs
+	name in {"prisma", "npx", "pnpm", "yarn", "bunx"}
+	some k in ixs
+	cmd := input.ahp.shell.commands[k]
+	cmd.name == name
 	some i, a in cmd.args
 	a == "migrate"
 	cmd.args[i + 1] == "reset"
 }
 
 _destroys_data if {
-	input.ahp.tool.family == "shell"
-	some cmd in shell.commands
+	input.ahp.shell.mentions["--force-reset"]
+	some i in input.ahp.shell.mentions["--force-reset"]
+	cmd := input.ahp.shell.commands[i]
 	"--force-reset" in cmd.args
 	"prisma" in array.concat([cmd.name], cmd.args)
 }
 
 _destroys_data if {
-	input.ahp.tool.family == "shell"
-	some cmd in shell.commands
+	input.ahp.shell.mentions.flush
+	some k in input.ahp.shell.mentions.flush
+	cmd := input.ahp.shell.commands[k]
 	"flush" in cmd.args
 	some i, a in cmd.args
 	a == "flush"
@@ -144,6 +159,7 @@ _destroys_data if {
 }
 
 _destroys_data if {
+	programs["django-admin"]
 	some i in programs["django-admin"]
-	"flush" in shell.commands[i].args
+	"flush" in input.ahp.shell.commands[i].args
 }

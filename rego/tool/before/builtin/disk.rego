@@ -22,7 +22,8 @@ violation contains {
 	"code": "dev.ahp-opa.disk.dd-block-device",
 } if {
 	programs.dd
-	some cmd in shell.commands
+	some i in programs.dd
+	cmd := input.ahp.shell.commands[i]
 	cmd.name == "dd"
 	some a in cmd.args
 	regex.match(`^of=/dev/(sd|nvme|hd|vd|xvd|mmcblk|r?disk|md|loop|dm-|mapper/)`, a)
@@ -44,8 +45,9 @@ violation contains {
 	]),
 	"code": "dev.ahp-opa.disk.mkfs",
 } if {
-	input.ahp.tool.family == "shell"
-	some cmd in shell.commands
+	input.ahp.shell.classes.mkfs
+	some i in input.ahp.shell.classes.mkfs
+	cmd := input.ahp.shell.commands[i]
 	_mkfs(cmd.name)
 	count(args.operands(cmd.args)) > 0
 }
@@ -73,12 +75,14 @@ violation contains {
 	]),
 	"code": "dev.ahp-opa.disk.wipe",
 } if {
+	input.ahp.tool.family == "shell"
 	_wipes
 }
 
 _wipes if {
 	programs.wipefs
-	some cmd in shell.commands
+	some i in programs.wipefs
+	cmd := input.ahp.shell.commands[i]
 	cmd.name == "wipefs"
 	count(args.operands(cmd.args)) > 0
 	not args.has_short_flag(cmd.args, "n")
@@ -86,15 +90,18 @@ _wipes if {
 }
 
 _wipes if {
-	some i, prog in shell.commands
-	prog.name in {"shred", "blkdiscard", "srm", "wipe"}
-	cmd := shell.commands[i]
+	some name, ixs in programs
+	name in {"shred", "blkdiscard", "srm", "wipe"}
+	some i in ixs
+	cmd := input.ahp.shell.commands[i]
+	cmd.name == name
 	count(args.operands(cmd.args)) > 0
 }
 
 _wipes if {
 	programs.sgdisk
-	some cmd in shell.commands
+	some i in programs.sgdisk
+	cmd := input.ahp.shell.commands[i]
 	cmd.name == "sgdisk"
 	some o in args.options(cmd.args)
 	regex.match(`^(-[a-zA-Z]*[Zzo][a-zA-Z]*|--zap-all|--zap|--clear)$`, o)
@@ -102,16 +109,19 @@ _wipes if {
 
 _wipes if {
 	programs.diskutil
-	some cmd in shell.commands
+	some i in programs.diskutil
+	cmd := input.ahp.shell.commands[i]
 	cmd.name == "diskutil"
 	some a in cmd.args
 	regex.match(`(?i)^(erase|zerodisk|randomdisk|secureerase|partitiondisk|reformat)`, a)
 }
 
 _wipes if {
-	some i, prog in shell.commands
-	prog.name in {"fdisk", "sfdisk", "parted", "gdisk", "cfdisk"}
-	cmd := shell.commands[i]
+	some name, ixs in programs
+	name in {"fdisk", "sfdisk", "parted", "gdisk", "cfdisk"}
+	some i in ixs
+	cmd := input.ahp.shell.commands[i]
+	cmd.name == name
 	not _lists_partitions(cmd)
 	some p in cmd.paths
 	paths.block_device(p)
@@ -135,6 +145,7 @@ _lists_partitions(cmd) if {
 }
 
 _wipes if {
+	input.ahp.writes
 	input.ahp.tool.family == "shell"
 	some w in shell.writes
 	paths.block_device(w.path)

@@ -24,9 +24,9 @@ violation contains {
 	]),
 	"code": "dev.ahp-opa.exec.curl-pipe-shell",
 } if {
-	input.ahp.tool.family == "shell"
+	input.ahp.shell.classes.downloader
 	some flow in shell.code_flows
-	shell.commands[flow[1]].name in shell.downloaders
+	input.ahp.shell.commands[flow[1]].name in shell.downloaders
 }
 
 # METADATA
@@ -46,18 +46,20 @@ violation contains {
 	]),
 	"code": "dev.ahp-opa.exec.decode-and-execute",
 } if {
+	input.ahp.tool.family == "shell"
 	_decode_and_execute
 }
 
 _decode_and_execute if {
 	input.ahp.tool.family == "shell"
 	some flow in shell.code_flows
-	shell.decoder(shell.commands[flow[1]])
+	shell.decoder(input.ahp.shell.commands[flow[1]])
 }
 
 _decode_and_execute if {
-	input.ahp.tool.family == "shell"
-	some cmd in shell.commands
+	input.ahp.shell.classes.interpreter
+	some i in input.ahp.shell.classes.interpreter
+	cmd := input.ahp.shell.commands[i]
 	cmd.name in shell.interpreters
 	some a in cmd.args
 	regex.match(`(?i)(exec|eval|system|popen|spawn)\s*\(.*(b64decode|base64|decode\(|fromcharcode|atob\(|unhexlify|fromhex|\.decode\(.hex)`, a)
@@ -81,19 +83,21 @@ violation contains {
 	]),
 	"code": "dev.ahp-opa.exec.reverse-shell",
 } if {
+	input.ahp.tool.family == "shell"
 	_reverse_shell
 }
 
 _reverse_shell if {
 	input.ahp.tool.family == "shell"
-	some cmd in shell.commands
+	some cmd in input.ahp.shell.commands
 	some r in cmd.redirects
 	regex.match(`^/dev/(tcp|udp)/`, r.target)
 }
 
 _reverse_shell if {
-	input.ahp.tool.family == "shell"
-	some cmd in shell.commands
+	input.ahp.shell.classes.network
+	some i in input.ahp.shell.classes.network
+	cmd := input.ahp.shell.commands[i]
 	cmd.name in shell.network_tools
 	some o in args.options(cmd.args)
 	regex.match(`^(-[a-zA-Z]*[ec][a-zA-Z]*|--exec|--sh-exec|--lua-exec)(=.*)?$`, o)
@@ -101,7 +105,8 @@ _reverse_shell if {
 
 _reverse_shell if {
 	programs.socat
-	some cmd in shell.commands
+	some i in programs.socat
+	cmd := input.ahp.shell.commands[i]
 	cmd.name == "socat"
 	some a in cmd.args
 	regex.match(`(?i)^(exec|system):`, a)
@@ -109,32 +114,35 @@ _reverse_shell if {
 
 # Network input run as code: nc host port | sh.
 _reverse_shell if {
-	input.ahp.tool.family == "shell"
+	input.ahp.shell.classes.network
 	some flow in shell.code_flows
-	shell.commands[flow[1]].name in shell.network_tools
+	input.ahp.shell.commands[flow[1]].name in shell.network_tools
 }
 
 # A shell whose output goes to the network: sh -i 2>&1 | nc host port.
 _reverse_shell if {
-	input.ahp.tool.family == "shell"
-	some k, cmd in shell.commands
+	input.ahp.shell.classes.network
+	some k in input.ahp.shell.classes.network
+	cmd := input.ahp.shell.commands[k]
 	cmd.name in shell.network_tools
 	some i in cmd.inputs
-	shell.commands[i].name in shell.shells
-	shell.commands[i].parent != k
+	input.ahp.shell.commands[i].name in shell.shells
+	input.ahp.shell.commands[i].parent != k
 }
 
 _reverse_shell if {
-	some name in ["awk", "gawk"]
-	some i in programs[name]
-	cmd := shell.commands[i]
+	some name, ixs in programs
+	name in {"awk", "gawk"}
+	some i in ixs
+	cmd := input.ahp.shell.commands[i]
 	some a in cmd.args
 	contains(a, "/inet/")
 }
 
 _reverse_shell if {
-	input.ahp.tool.family == "shell"
-	some cmd in shell.commands
+	input.ahp.shell.classes.interpreter
+	some i in input.ahp.shell.classes.interpreter
+	cmd := input.ahp.shell.commands[i]
 	cmd.name in shell.interpreters
 	some a in cmd.args
 	regex.match(`(?i)sock`, a)

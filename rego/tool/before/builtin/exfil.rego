@@ -4,6 +4,7 @@ import data.ahp.lib.args
 import data.ahp.lib.config
 import data.ahp.lib.shell
 import data.ahp.lib.tools
+import input.ahp.shell.programs
 
 # METADATA
 # title: Uploading files or piped data
@@ -23,14 +24,15 @@ violation contains {
 	]),
 	"code": "dev.ahp-opa.exfil.upload",
 } if {
-	some k, prog in shell.commands
-	prog.name in _uploaders_set
-	cmd := shell.commands[k]
+	input.ahp.tool.family == "shell"
+	some name, ixs in programs
+	name in {"curl", "wget", "wget2", "nc", "ncat", "netcat", "nc.traditional", "nc.openbsd", "socat", "telnet", "cryptcat", "pwncat"}
+	some k in ixs
+	cmd := input.ahp.shell.commands[k]
+	cmd.name == name
 	_uploads(cmd, k)
 	not _all_hosts_trusted(cmd)
 }
-
-_uploaders_set := {"curl", "wget", "wget2", "nc", "ncat", "netcat", "nc.traditional", "nc.openbsd", "socat", "telnet", "cryptcat", "pwncat"}
 
 _curl_data_options := {"-d", "--data", "--data-binary", "--data-ascii", "--data-urlencode", "--json", "-F", "--form", "--form-string"}
 
@@ -78,7 +80,7 @@ _long(opt) := "" if not startswith(opt, "--")
 # Data reaches a network tool through a pipe or an input redirection.
 _fed(cmd, k) if {
 	some i in cmd.inputs
-	shell.commands[i].parent != k
+	input.ahp.shell.commands[i].parent != k
 }
 
 _fed(cmd, _) if {
@@ -142,24 +144,6 @@ violation contains {
 	_drop_or_tunnel
 }
 
-_drop_hosts := {
-	"pastebin.com", "paste.ee", "pastes.io", "hastebin.com", "hastebin.skyra.pw",
-	"termbin.com", "sprunge.us", "ix.io", "0x0.st", "transfer.sh", "file.io",
-	"tmpfiles.org", "catbox.moe", "litterbox.catbox.moe", "bashupload.com",
-	"temp.sh", "paste.rs", "dpaste.com", "dpaste.org", "rentry.co", "rentry.org",
-	"privatebin.net", "controlc.com", "justpaste.it", "ghostbin.com", "pastebin.pl",
-	"paste.c-net.org", "oshi.at", "filebin.net", "gofile.io", "anonfiles.com",
-	"webhook.site", "requestbin.com", "requestbin.net", "requestcatcher.com",
-	"beeceptor.com", "hookbin.com", "pipedream.net", "m.pipedream.net",
-	"interact.sh", "interactsh.com", "oast.fun", "oast.pro", "oast.live",
-	"oast.site", "oast.online", "oast.me", "burpcollaborator.net", "oastify.com",
-	"canarytokens.com", "dnslog.cn", "ceye.io",
-	"ngrok.io", "ngrok-free.app", "ngrok.app", "ngrok.dev", "ngrok-free.dev",
-	"trycloudflare.com", "loca.lt", "localtunnel.me", "serveo.net",
-	"localhost.run", "lhr.life", "bore.pub", "pinggy.io", "pinggy.link",
-	"telebit.cloud", "localxpose.io", "playit.gg",
-}
-
 _drop_url(u) if _drop_host(u.host)
 
 # _drop_host holds for a listed host or a subdomain of one: each suffix of
@@ -167,7 +151,7 @@ _drop_url(u) if _drop_host(u.host)
 _drop_host(host) if {
 	labels := split(host, ".")
 	some i in numbers.range(0, count(labels) - 2)
-	concat(".", array.slice(labels, i, count(labels))) in _drop_hosts
+	concat(".", array.slice(labels, i, count(labels))) in {"pastebin.com", "paste.ee", "pastes.io", "hastebin.com", "hastebin.skyra.pw", "termbin.com", "sprunge.us", "ix.io", "0x0.st", "transfer.sh", "file.io", "tmpfiles.org", "catbox.moe", "litterbox.catbox.moe", "bashupload.com", "temp.sh", "paste.rs", "dpaste.com", "dpaste.org", "rentry.co", "rentry.org", "privatebin.net", "controlc.com", "justpaste.it", "ghostbin.com", "pastebin.pl", "paste.c-net.org", "oshi.at", "filebin.net", "gofile.io", "anonfiles.com", "webhook.site", "requestbin.com", "requestbin.net", "requestcatcher.com", "beeceptor.com", "hookbin.com", "pipedream.net", "m.pipedream.net", "interact.sh", "interactsh.com", "oast.fun", "oast.pro", "oast.live", "oast.site", "oast.online", "oast.me", "burpcollaborator.net", "oastify.com", "canarytokens.com", "dnslog.cn", "ceye.io", "ngrok.io", "ngrok-free.app", "ngrok.app", "ngrok.dev", "ngrok-free.dev", "trycloudflare.com", "loca.lt", "localtunnel.me", "serveo.net", "localhost.run", "lhr.life", "bore.pub", "pinggy.io", "pinggy.link", "telebit.cloud", "localxpose.io", "playit.gg"}
 }
 
 _drop_url(u) if {
@@ -192,44 +176,42 @@ _drop_or_tunnel if {
 
 # Bare host names in arguments (curl 0x0.st, nc termbin.com 9999).
 _drop_or_tunnel if {
-	some i, prog in shell.commands
-	prog.name in _contacters_set
-	cmd := shell.commands[i]
+	input.ahp.tool.family == "shell"
+	some name, ixs in programs
+	name in {"curl", "wget", "nc", "ncat", "netcat", "socat", "telnet", "ssh", "scp", "rsync", "sftp", "http", "https", "xh"}
+	some i in ixs
+	cmd := input.ahp.shell.commands[i]
+	cmd.name == name
 	some a in args.operands(cmd.args)
 	host := lower(regex.replace(a, `^([^@/]*@)?([^:/]+).*$`, "$2"))
 	_drop_host(host)
 	not config.host_excepted(host)
 }
 
-_contacters_set := {"curl", "wget", "nc", "ncat", "netcat", "socat", "telnet", "ssh", "scp", "rsync", "sftp", "http", "https", "xh"}
-
 _drop_or_tunnel if {
-	some i, prog in shell.commands
-	prog.name in _tunnel_programs_set
-	_tunnel(shell.commands[i])
+	input.ahp.tool.family == "shell"
+	some name, ixs in programs
+	name in {"ngrok", "lt", "localtunnel", "bore", "zrok", "pinggy", "loophole", "expose", "localxpose", "inlets", "cloudflared", "tailscale", "ssh"}
+	some i in ixs
+	_tunnel(input.ahp.shell.commands[i].name, input.ahp.shell.commands[i])
 }
 
-_tunnel_programs_set := {"ngrok", "lt", "localtunnel", "bore", "zrok", "pinggy", "loophole", "expose", "localxpose", "inlets", "cloudflared", "tailscale", "ssh"}
-
-_tunnel(cmd) if {
-	cmd.name in {"ngrok", "lt", "localtunnel", "bore", "zrok", "pinggy", "loophole", "expose", "localxpose", "inlets"}
+_tunnel(name, cmd) if {
+	name in {"ngrok", "lt", "localtunnel", "bore", "zrok", "pinggy", "loophole", "expose", "localxpose", "inlets"}
 	count(cmd.args) > 0
 	not args.operands(cmd.args)[0] in {"version", "help", "update", "completion", "config", "diagnose"}
 	not cmd.args[0] in {"--version", "-v", "--help", "-h"}
 }
 
-_tunnel(cmd) if {
-	cmd.name == "cloudflared"
+_tunnel("cloudflared", cmd) if {
 	"tunnel" in cmd.args
 }
 
-_tunnel(cmd) if {
-	cmd.name == "tailscale"
+_tunnel("tailscale", cmd) if {
 	"funnel" in cmd.args
 }
 
-_tunnel(cmd) if {
-	cmd.name == "ssh"
+_tunnel("ssh", cmd) if {
 	some o in args.options(cmd.args)
 	regex.match(`^-[a-zA-Z]*R`, o)
 }

@@ -3,7 +3,6 @@ package ahp.tool.before.builtin
 import data.ahp.lib.args
 import data.ahp.lib.config
 import data.ahp.lib.paths
-import data.ahp.lib.shell
 import input.ahp.shell.programs
 
 # METADATA
@@ -25,6 +24,7 @@ violation contains {
 	]),
 	"code": "dev.ahp-opa.fs.rm-recursive-critical",
 } if {
+	input.ahp.tool.family == "shell"
 	some p in _deleted_recursively
 	paths.critical(p)
 	not config.path_excepted(p)
@@ -47,6 +47,7 @@ violation contains {
 	]),
 	"code": "dev.ahp-opa.fs.rm-recursive-outside-workspace",
 } if {
+	input.ahp.tool.family == "shell"
 	some p in _deleted_recursively
 	p.outside_workspace
 	not paths.critical(p)
@@ -58,7 +59,8 @@ violation contains {
 # when the command does not run that program.
 _deleted_recursively contains p if {
 	programs.rm
-	some cmd in shell.commands
+	some i in programs.rm
+	cmd := input.ahp.shell.commands[i]
 	cmd.name == "rm"
 	_recursive(cmd.args)
 	some p in cmd.paths
@@ -66,7 +68,8 @@ _deleted_recursively contains p if {
 
 _deleted_recursively contains p if {
 	programs.find
-	some i, cmd in shell.commands
+	some i in programs.find
+	cmd := input.ahp.shell.commands[i]
 	cmd.name == "find"
 	_find_deletes(cmd, i)
 	some p in _find_roots(cmd)
@@ -81,7 +84,7 @@ _recursive(a) if args.has_long_flag(a, "--recursive", 5)
 _find_deletes(cmd, _) if "-delete" in cmd.args
 
 _find_deletes(_, i) if {
-	some child in shell.commands
+	some child in input.ahp.shell.commands
 	child.via == "find-exec"
 	child.parent == i
 	child.name in {"rm", "shred", "unlink"}
@@ -112,6 +115,7 @@ violation contains {
 	]),
 	"code": "dev.ahp-opa.fs.write-system",
 } if {
+	input.ahp.writes
 	some p in _written
 	paths.system(p)
 	not paths.within(p.path, "/dev")

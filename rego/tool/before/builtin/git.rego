@@ -2,26 +2,24 @@ package ahp.tool.before.builtin
 
 import data.ahp.lib.args
 import data.ahp.lib.config
-import data.ahp.lib.shell
 import input.ahp.shell.programs
 
-# git options placed before the subcommand that take a separate value.
-_git_value_options := {"-C", "-c", "--git-dir", "--work-tree", "--namespace", "--config-env", "--exec-path", "--super-prefix"}
-
-# _git holds {"command": cmd, "sub": name, "args": rest, "global": options
+# _git holds {"command": index, "sub": name, "args": rest, "global": options
 # before the subcommand} for every git command line.
-_git contains {"command": cmd, "sub": cmd.args[i], "args": array.slice(cmd.args, i + 1, count(cmd.args)), "global": array.slice(cmd.args, 0, i)} if {
+_git contains {"command": j, "sub": cmd.args[i], "args": array.slice(cmd.args, i + 1, count(cmd.args)), "global": array.slice(cmd.args, 0, i)} if {
+	programs.git
 	some j in programs.git
-	cmd := shell.commands[j]
+	cmd := input.ahp.shell.commands[j]
 	cmd.name == "git"
 	i := min({j | some j, a in cmd.args; not _git_global_option(cmd.args, j)})
 }
 
 _git_global_option(a, i) if startswith(a[i], "-")
 
+# git options placed before the subcommand that take a separate value.
 _git_global_option(a, i) if {
 	i > 0
-	a[i - 1] in _git_value_options
+	a[i - 1] in {"-C", "-c", "--git-dir", "--work-tree", "--namespace", "--config-env", "--exec-path", "--super-prefix"}
 }
 
 # METADATA
@@ -169,6 +167,7 @@ violation contains {
 	]),
 	"code": "dev.ahp-opa.git.rewrite-history",
 } if {
+	input.ahp.tool.family == "shell"
 	_rewrites_history
 }
 
@@ -178,14 +177,16 @@ _rewrites_history if {
 	g.sub in {"filter-branch", "filter-repo"}
 }
 
-_rewrites_history if {
-	some name in ["git-filter-repo", "bfg", "git-filter-branch"]
-	programs[name]
-}
+_rewrites_history if programs["git-filter-repo"]
+
+_rewrites_history if programs.bfg
+
+_rewrites_history if programs["git-filter-branch"]
 
 _rewrites_history if {
 	programs.java
-	some cmd in shell.commands
+	some i in programs.java
+	cmd := input.ahp.shell.commands[i]
 	cmd.name == "java"
 	some a in cmd.args
 	regex.match(`(?i)bfg.*\.jar$`, a)
@@ -263,8 +264,9 @@ _skips_hooks if {
 }
 
 _skips_hooks if {
-	input.ahp.tool.family == "shell"
-	some cmd in shell.commands
+	programs.git
+	some i in programs.git
+	cmd := input.ahp.shell.commands[i]
 	cmd.name == "git"
 	some name, value in cmd.env
 	_hook_skip_env(name, value)

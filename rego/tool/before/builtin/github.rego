@@ -1,7 +1,6 @@
 package ahp.tool.before.builtin
 
 import data.ahp.lib.args
-import data.ahp.lib.shell
 import input.ahp.shell.programs
 
 # METADATA
@@ -24,7 +23,8 @@ violation contains {
 	"code": "dev.ahp-opa.gh.destructive",
 } if {
 	programs.gh
-	some cmd in shell.commands
+	some i in programs.gh
+	cmd := input.ahp.shell.commands[i]
 	cmd.name == "gh"
 	_gh_destructive(_gh_operands(cmd.args), cmd.args)
 }

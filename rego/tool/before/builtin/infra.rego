@@ -1,7 +1,6 @@
 package ahp.tool.before.builtin
 
 import data.ahp.lib.args
-import data.ahp.lib.shell
 
 # METADATA
 # title: Tearing down infrastructure
@@ -24,8 +23,9 @@ violation contains {
 	]),
 	"code": "dev.ahp-opa.infra.teardown",
 } if {
-	input.ahp.tool.family == "shell"
-	some cmd in shell.commands
+	input.ahp.shell.classes.infra
+	some i in input.ahp.shell.classes.infra
+	cmd := input.ahp.shell.commands[i]
 	kind := _infra_kind[cmd.name]
 	_tears_down(kind, cmd.args)
 }

@@ -3,7 +3,6 @@ package ahp.tool.before.builtin
 import data.ahp.lib.args
 import data.ahp.lib.config
 import data.ahp.lib.paths
-import data.ahp.lib.shell
 import data.ahp.lib.tools
 import input.ahp.shell.programs
 
@@ -28,6 +27,7 @@ violation contains {
 }
 
 _authorizes_key if {
+	input.ahp.writes
 	some p in tools.written
 	paths.authorized_keys(p)
 	not config.path_excepted(p)
@@ -56,14 +56,16 @@ violation contains {
 }
 
 _persists if {
+	input.ahp.writes
 	some p in tools.written
 	paths.startup_file(p)
 	not config.path_excepted(p)
 }
 
 _persists if {
+	programs.crontab
 	some i in programs.crontab
-	not _crontab_read(shell.commands[i])
+	not _crontab_read(input.ahp.shell.commands[i])
 }
 
 _crontab_read(cmd) if {
@@ -87,6 +89,7 @@ violation contains {
 	]),
 	"code": "dev.ahp-opa.git.hooks-write",
 } if {
+	input.ahp.writes
 	some p in tools.written
 	paths.git_hook(p)
 	not config.path_excepted(p)
@@ -110,6 +113,7 @@ violation contains {
 	]),
 	"code": "dev.ahp-opa.agent.config-write",
 } if {
+	input.ahp.writes
 	some p in tools.written
 	_agent_config(p)
 }

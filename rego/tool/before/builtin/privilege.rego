@@ -21,9 +21,9 @@ violation contains {
 	]),
 	"code": "dev.ahp-opa.privilege.sudo",
 } if {
-	some name in shell.escalators
-	some i in programs[name]
-	_escalates(shell.commands[i])
+	input.ahp.shell.classes.escalator
+	some i in input.ahp.shell.classes.escalator
+	_escalates(input.ahp.shell.commands[i])
 }
 
 _escalates(cmd) if shell.privileged(cmd)
@@ -58,7 +58,8 @@ violation contains {
 	"code": "dev.ahp-opa.privilege.chmod-unsafe",
 } if {
 	programs.chmod
-	some cmd in shell.commands
+	some i in programs.chmod
+	cmd := input.ahp.shell.commands[i]
 	cmd.name == "chmod"
 	_unsafe_chmod(cmd)
 }
@@ -111,9 +112,11 @@ violation contains {
 	]),
 	"code": "dev.ahp-opa.privilege.chown-root",
 } if {
-	some name in ["chown", "chgrp"]
-	some i in programs[name]
-	cmd := shell.commands[i]
+	input.ahp.tool.family == "shell"
+	some name, ixs in programs
+	name in {"chown", "chgrp"}
+	some i in ixs
+	cmd := input.ahp.shell.commands[i]
 	_unsafe_chown(cmd)
 }
 

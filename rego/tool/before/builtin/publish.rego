@@ -1,7 +1,6 @@
 package ahp.tool.before.builtin
 
 import data.ahp.lib.args
-import data.ahp.lib.shell
 
 # METADATA
 # title: Publishing packages and images
@@ -22,8 +21,9 @@ violation contains {
 	]),
 	"code": "dev.ahp-opa.publish.package",
 } if {
-	input.ahp.tool.family == "shell"
-	some cmd in shell.commands
+	input.ahp.shell.classes.publisher
+	some i in input.ahp.shell.classes.publisher
+	cmd := input.ahp.shell.commands[i]
 	kind := _publish_kind[cmd.name]
 	_publishes(kind, args.operands(cmd.args))
 	not _dry_run_publish(cmd.args)

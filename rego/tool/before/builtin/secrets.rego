@@ -5,6 +5,7 @@ import data.ahp.lib.config
 import data.ahp.lib.paths
 import data.ahp.lib.shell
 import data.ahp.lib.tools
+import input.ahp.shell.programs
 
 # METADATA
 # title: Reading a private SSH key
@@ -30,6 +31,7 @@ violation contains {
 }
 
 _ssh_key_access if {
+	input.ahp.sensitive
 	some p in tools.read
 	paths.ssh_private_key(p)
 	not config.path_excepted(p)
@@ -38,9 +40,10 @@ _ssh_key_access if {
 # Code and options that name a key: python3 -c "open('~/.ssh/id_rsa')",
 # curl -F f=@/home/u/.ssh/id_ed25519.
 _ssh_key_access if {
-	input.ahp.tool.family == "shell"
-	some cmd in shell.commands
-	not cmd.name in shell.non_reading
+	input.ahp.shell.mentions[".ssh"]
+	some i in input.ahp.shell.mentions[".ssh"]
+	cmd := input.ahp.shell.commands[i]
+	not cmd.name in {"ls", "stat", "file", "test", "[", "chmod", "chown", "chgrp", "touch", "rm", "rmdir", "mkdir", "ssh", "ssh-add", "ssh-keygen", "ssh-copy-id", "echo", "printf", "git", "cd", "pushd", "popd", "realpath", "readlink", "basename", "dirname", "wc", "du", "find", "which", "type", "command", "mv", "ln", "tee", "truncate", "shred", "source", ".", "open", "code", "xdg-open", "exa", "eza", "tree", "lsof", "fuser", "unlink", "setfacl", "getfacl", "chattr", "lsattr", "sops", "age", "gpg", "direnv", "dotenv", "docker", "docker-compose", "podman", "export", "declare", "trap", "bfg", "git-filter-repo", ""}
 	some a in cmd.args
 	contains(a, ".ssh")
 	regex.match(`(^|[^A-Za-z0-9_.-])\.ssh[/\\]+id_[^/\\\s'"]*([\s'"]|$)`, a)
@@ -48,9 +51,12 @@ _ssh_key_access if {
 }
 
 _ssh_key_access if {
-	some i, prog in shell.commands
-	prog.name in {"cp", "rsync", "scp", "tar", "zip", "7z", "rclone"}
-	some p in shell.commands[i].paths
+	input.ahp.tool.family == "shell"
+	some name, ixs in programs
+	name in {"cp", "rsync", "scp", "tar", "zip", "7z", "rclone"}
+	some i in ixs
+	input.ahp.shell.commands[i].name == name
+	some p in input.ahp.shell.commands[i].paths
 	regex.match(`(^|/)\.ssh$`, p.path)
 }
 
@@ -72,6 +78,7 @@ violation contains {
 	]),
 	"code": "dev.ahp-opa.secrets.env-file",
 } if {
+	input.ahp.sensitive
 	some p in tools.read
 	paths.env_file(p)
 	not config.path_excepted(p)
@@ -102,6 +109,7 @@ violation contains {
 }
 
 _credential_access if {
+	input.ahp.sensitive
 	some p in tools.read
 	paths.credential_file(p)
 	not paths.ssh_private_key(p)
@@ -109,18 +117,22 @@ _credential_access if {
 }
 
 _credential_access if {
-	input.ahp.tool.family == "shell"
-	some cmd in shell.commands
-	not cmd.name in shell.non_reading
+	input.ahp.shell.mentions
+	some word in ["environ", "credentials"]
+	some i in input.ahp.shell.mentions[word]
+	cmd := input.ahp.shell.commands[i]
+	not cmd.name in {"ls", "stat", "file", "test", "[", "chmod", "chown", "chgrp", "touch", "rm", "rmdir", "mkdir", "ssh", "ssh-add", "ssh-keygen", "ssh-copy-id", "echo", "printf", "git", "cd", "pushd", "popd", "realpath", "readlink", "basename", "dirname", "wc", "du", "find", "which", "type", "command", "mv", "ln", "tee", "truncate", "shred", "source", ".", "open", "code", "xdg-open", "exa", "eza", "tree", "lsof", "fuser", "unlink", "setfacl", "getfacl", "chattr", "lsattr", "sops", "age", "gpg", "direnv", "dotenv", "docker", "docker-compose", "podman", "export", "declare", "trap", "bfg", "git-filter-repo", ""}
 	some a in cmd.args
 	regex.match(`environ|credentials`, a)
 	regex.match(`/proc/(self|[0-9]+|\$\$|\*)/environ|(^|[^A-Za-z0-9_.-])\.aws/credentials`, a)
 }
 
 _credential_access if {
-	some i, prog in shell.commands
-	prog.name in {"gh", "gcloud", "aws", "az", "security", "kubectl", "oc", "git", "npm", "pnpm", "yarn"}
-	_prints_token(shell.commands[i])
+	input.ahp.tool.family == "shell"
+	some name, ixs in programs
+	name in {"gh", "gcloud", "aws", "az", "security", "kubectl", "oc", "git", "npm", "pnpm", "yarn"}
+	some i in ixs
+	_prints_token(input.ahp.shell.commands[i].name, input.ahp.shell.commands[i])
 }
 
 _credential_access if {
@@ -128,67 +140,59 @@ _credential_access if {
 	u.host in {"169.254.169.254", "metadata.google.internal", "metadata", "100.100.100.200", "[fd00:ec2::254]", "fd00:ec2::254"}
 }
 
-_prints_token(cmd) if {
-	cmd.name == "gh"
+_prints_token("gh", cmd) if {
 	array.slice(cmd.args, 0, 2) == ["auth", "token"]
 }
 
-_prints_token(cmd) if {
-	cmd.name == "gh"
+_prints_token("gh", cmd) if {
 	array.slice(cmd.args, 0, 2) == ["auth", "status"]
 	some a in cmd.args
 	a in {"-t", "--show-token"}
 }
 
-_prints_token(cmd) if {
-	cmd.name == "gcloud"
+_prints_token("gcloud", cmd) if {
 	some a in cmd.args
 	a in {"print-access-token", "print-identity-token"}
 }
 
-_prints_token(cmd) if {
-	cmd.name == "aws"
+_prints_token("aws", cmd) if {
 	some a in cmd.args
 	a in {"export-credentials", "get-session-token"}
 }
 
-_prints_token(cmd) if {
-	cmd.name == "aws"
+_prints_token("aws", cmd) if {
 	"configure" in cmd.args
 	"get" in cmd.args
 	some a in cmd.args
 	regex.match(`(?i)secret|session_token`, a)
 }
 
-_prints_token(cmd) if {
-	cmd.name == "az"
+_prints_token("az", cmd) if {
 	"get-access-token" in cmd.args
 }
 
-_prints_token(cmd) if {
-	cmd.name == "security"
+_prints_token("security", cmd) if {
 	some a in cmd.args
 	a in {"find-generic-password", "find-internet-password", "dump-keychain"}
 	some b in cmd.args
 	b in {"-w", "-g", "-d"}
 }
 
-_prints_token(cmd) if {
-	cmd.name in {"kubectl", "oc"}
+_prints_token(name, cmd) if {
+	name in {"kubectl", "oc"}
 	"view" in cmd.args
 	some a in cmd.args
 	a in {"--raw", "--flatten"}
 }
 
-_prints_token(cmd) if {
-	cmd.name == "git"
+_prints_token("git", cmd) if {
 	"credential" in cmd.args
 	some a in cmd.args
 	a in {"fill", "get"}
 }
 
-_prints_token(cmd) if {
-	cmd.name in {"npm", "pnpm", "yarn"}
+_prints_token(name, cmd) if {
+	name in {"npm", "pnpm", "yarn"}
 	array.slice(args.operands(cmd.args), 0, 2) == ["config", "get"]
 	some a in cmd.args
 	regex.match(`(?i)auth|token|password`, a)
@@ -211,20 +215,20 @@ violation contains {
 	]),
 	"code": "dev.ahp-opa.secrets.env-dump",
 } if {
-	some i, prog in shell.commands
-	prog.name in {"env", "printenv", "export", "declare", "typeset", "set", "ps", "echo", "printf"}
-	_dumps_env(shell.commands[i])
+	input.ahp.tool.family == "shell"
+	some name, ixs in programs
+	name in {"env", "printenv", "export", "declare", "typeset", "set", "ps", "echo", "printf"}
+	some i in ixs
+	_dumps_env(input.ahp.shell.commands[i].name, input.ahp.shell.commands[i])
 }
 
 _secret_name := `(?i)(secret|token|passw(or)?d|passwd|api_?key|private_?key|access_?key|credential|auth|session|cookie|_key$|^key$|_pat$|dsn$)`
 
-_dumps_env(cmd) if {
-	cmd.name == "env"
+_dumps_env("env", cmd) if {
 	count(cmd.args) == 0
 }
 
-_dumps_env(cmd) if {
-	cmd.name == "env"
+_dumps_env("env", cmd) if {
 	every a in cmd.args {
 		startswith(a, "-")
 	}
@@ -232,19 +236,17 @@ _dumps_env(cmd) if {
 	not "--version" in cmd.args
 }
 
-_dumps_env(cmd) if {
-	cmd.name == "printenv"
+_dumps_env("printenv", cmd) if {
 	count(args.operands(cmd.args)) == 0
 }
 
-_dumps_env(cmd) if {
-	cmd.name == "printenv"
+_dumps_env("printenv", cmd) if {
 	some a in args.operands(cmd.args)
 	regex.match(_secret_name, a)
 }
 
-_dumps_env(cmd) if {
-	cmd.name in {"export", "declare", "typeset"}
+_dumps_env(name, cmd) if {
+	name in {"export", "declare", "typeset"}
 	every a in cmd.args {
 		startswith(a, "-")
 	}
@@ -252,20 +254,18 @@ _dumps_env(cmd) if {
 	not "-F" in cmd.args
 }
 
-_dumps_env(cmd) if {
-	cmd.name == "set"
+_dumps_env("set", cmd) if {
 	count(cmd.args) == 0
 }
 
-_dumps_env(cmd) if {
-	cmd.name == "ps"
+_dumps_env("ps", cmd) if {
 	some a in cmd.args
 	regex.match(`^[a-zA-Z]*e[a-zA-Z]*$`, a)
 	not startswith(a, "-")
 }
 
-_dumps_env(cmd) if {
-	cmd.name in {"echo", "printf"}
+_dumps_env(name, cmd) if {
+	name in {"echo", "printf"}
 	some a in cmd.args
 	some m in regex.find_all_string_submatch_n(`\$\{?([A-Za-z_][A-Za-z0-9_]*)`, a, -1)
 	regex.match(_secret_name, m[1])
@@ -320,15 +320,22 @@ _writes_secret if {
 }
 
 _env_target if {
-	tools.family in tools.writing_families
+	input.ahp.tool.family == "file_write"
+	some p in input.ahp.tool.paths
+	paths.env_file(p)
+}
+
+_env_target if {
+	input.ahp.tool.family == "file_edit"
 	some p in input.ahp.tool.paths
 	paths.env_file(p)
 }
 
 _writes_secret if {
+	input.ahp.writes
 	input.ahp.tool.family == "shell"
 	some w in shell.writes
-	cmd := shell.commands[w.command]
+	cmd := input.ahp.shell.commands[w.command]
 	not paths.env_file(w.path)
 	_writes_text(cmd)
 }
@@ -346,7 +353,7 @@ _writes_text(cmd) if {
 
 _writes_text(cmd) if {
 	some i in cmd.inputs
-	src := shell.commands[i]
+	src := input.ahp.shell.commands[i]
 	src.name in {"echo", "printf"}
 	some a in src.args
 	_secret_text(a)
