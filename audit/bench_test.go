@@ -4,6 +4,7 @@ import (
 	"context"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/ahp-opa/ahp-opa/bundles"
 	"github.com/ahp-opa/ahp-opa/engine"
@@ -78,5 +79,18 @@ func itoa(i int) string {
 			return string(buf[n:])
 		}
 		i /= 10
+	}
+}
+
+// BenchmarkFactsCycle is the per-decision cost of session facts in a long
+// session: count a call, then rebuild the facts object.
+func BenchmarkFactsCycle(b *testing.B) {
+	f := NewFacts(time.Hour)
+	now := time.Now()
+	i := 0
+	for b.Loop() {
+		i++
+		f.observeDecision("urn:x", "s", "c"+itoa(i), DecisionAllow, Call{Family: "shell", Reads: []string{"/repo/a", "/repo/b"}}, now)
+		f.Session("urn:x", "s")
 	}
 }

@@ -34,20 +34,18 @@ type Facts struct {
 
 type sessionKey struct{ source, id string }
 
+// session keeps its lists as AST terms, built once per entry: the facts
+// object is rebuilt after every call, and must cost little.
 type session struct {
 	calls   map[string]int // allowed or executed calls by family
 	denied  int
-	reads   []string
-	hosts   []string
-	secrets []string
-	recent  []recentCall
-	counted []string // call ids already counted, oldest first
+	reads   []*ast.Term
+	hosts   []*ast.Term
+	secrets []*ast.Term
+	recent  []*ast.Term // {family, time_ns}
+	counted map[string]struct{} // call ids already counted
+	order   []string            // the same ids, oldest first
 	value   ast.Value
-}
-
-type recentCall struct {
-	family string
-	at     time.Time
 }
 
 // NewFacts returns an empty store whose sessions expire after ttl without
@@ -82,7 +80,7 @@ func (f *Facts) touch(source, id string, now time.Time) *session {
 	k := sessionKey{source, id}
 	s, ok := f.sessions.get(k, now)
 	if !ok {
-		s = &session{calls: map[string]int{}}
+		s = &session{calls: map[string]int{}, counted: map[string]struct{}{}}
 	}
 	f.sessions.put(k, s, now)
 	s.value = nil
@@ -116,35 +114,53 @@ func (f *Facts) observeExecuted(source, sessionID, callID string, c Call, now ti
 // both) report it.
 func (s *session) count(callID string, c Call, now time.Time) {
 	if callID != "" {
-		if slices.Contains(s.counted, callID) {
+		if _, seen := s.counted[callID]; seen {
 			return
 		}
-		s.counted = appendBounded(s.counted, maxCountedCalls, callID)
+		if len(s.order) >= maxCountedCalls { // forget the older half at once
+			half := maxCountedCalls / 2
+			for _, id := range s.order[:half] {
+				delete(s.counted, id)
+			}
+			s.order = slices.Clone(s.order[half:])
+		}
+		s.counted[callID] = struct{}{}
+		s.order = append(s.order, callID)
 	}
 	family := c.Family
 	if family == "" {
 		family = "other"
 	}
 	s.calls[family]++
-	s.recent = appendBounded(s.recent, maxFactItems, recentCall{family: family, at: now})
+	s.recent = appendBounded(s.recent, maxFactItems, ast.ObjectTerm(
+		ast.Item(ast.InternedTerm("family"), ast.StringTerm(family)),
+		ast.Item(ast.InternedTerm("time_ns"), ast.IntNumberTerm(int(now.UnixNano()))),
+	))
 	for _, p := range c.Reads {
-		if !slices.Contains(s.reads, p) {
-			s.reads = appendBounded(s.reads, maxFactItems, p)
-		}
-		if c.Secret && !slices.Contains(s.secrets, p) {
-			s.secrets = appendBounded(s.secrets, maxFactItems, p)
+		s.reads = addString(s.reads, p)
+		if c.Secret {
+			s.secrets = addString(s.secrets, p)
 		}
 	}
 	for _, h := range c.Hosts {
-		if !slices.Contains(s.hosts, h) {
-			s.hosts = appendBounded(s.hosts, maxFactItems, h)
-		}
+		s.hosts = addString(s.hosts, h)
 	}
 }
 
+// addString appends v to a bounded list of string terms unless it is there.
+func addString(list []*ast.Term, v string) []*ast.Term {
+	t := ast.StringTerm(v)
+	if slices.ContainsFunc(list, t.Equal) {
+		return list
+	}
+	return appendBounded(list, maxFactItems, t)
+}
+
+// appendBounded appends v, dropping the oldest entries past max. It never
+// writes into the array it was given: values built from it may be in use.
 func appendBounded[T any](s []T, max int, v T) []T {
 	if len(s) >= max {
-		s = append(s[:0], s[len(s)-max+1:]...)
+		s = slices.Clone(s[len(s)-max+1:])
 	}
 	return append(s, v)
 }
@@ -170,29 +186,19 @@ func (s *session) toValue() ast.Value {
 		calls.Insert(ast.StringTerm(fam), ast.IntNumberTerm(n))
 		total += n
 	}
-	recent := make([]*ast.Term, len(s.recent))
-	for i, r := range s.recent {
-		recent[i] = ast.ObjectTerm(
-			ast.Item(ast.StringTerm("family"), ast.StringTerm(r.family)),
-			ast.Item(ast.StringTerm("time_ns"), ast.IntNumberTerm(int(r.at.UnixNano()))),
-		)
-	}
 	return ast.NewObject(
-		ast.Item(ast.StringTerm("calls"), ast.NewTerm(calls)),
-		ast.Item(ast.StringTerm("total_calls"), ast.IntNumberTerm(total)),
-		ast.Item(ast.StringTerm("denied"), ast.IntNumberTerm(s.denied)),
-		ast.Item(ast.StringTerm("files_read"), stringArray(s.reads)),
-		ast.Item(ast.StringTerm("hosts_fetched"), stringArray(s.hosts)),
-		ast.Item(ast.StringTerm("secrets_touched"), ast.BooleanTerm(len(s.secrets) > 0)),
-		ast.Item(ast.StringTerm("secret_paths"), stringArray(s.secrets)),
-		ast.Item(ast.StringTerm("recent"), ast.ArrayTerm(recent...)),
+		ast.Item(ast.InternedTerm("calls"), ast.NewTerm(calls)),
+		ast.Item(ast.InternedTerm("total_calls"), ast.IntNumberTerm(total)),
+		ast.Item(ast.InternedTerm("denied"), ast.IntNumberTerm(s.denied)),
+		ast.Item(ast.InternedTerm("files_read"), termArray(s.reads)),
+		ast.Item(ast.InternedTerm("hosts_fetched"), termArray(s.hosts)),
+		ast.Item(ast.InternedTerm("secrets_touched"), ast.BooleanTerm(len(s.secrets) > 0)),
+		ast.Item(ast.InternedTerm("secret_paths"), termArray(s.secrets)),
+		ast.Item(ast.InternedTerm("recent"), termArray(s.recent)),
 	)
 }
 
-func stringArray(ss []string) *ast.Term {
-	ts := make([]*ast.Term, len(ss))
-	for i, s := range ss {
-		ts[i] = ast.StringTerm(s)
-	}
-	return ast.ArrayTerm(ts...)
+// termArray shares the terms but not the slice, which later calls extend.
+func termArray(ts []*ast.Term) *ast.Term {
+	return ast.ArrayTerm(slices.Clip(ts)...)
 }

@@ -6,15 +6,18 @@ import (
 	"testing"
 )
 
-// benchRequest returns a hooks/intercept line with an integer id (so the
-// event id need not follow it, B-RPC-8) for a shell command.
+// benchRequest returns a hooks/intercept line for a shell command with an
+// integer request id (so the event id need not follow it, B-RPC-8) and a
+// fresh event id: a repeated event id would be answered from the retry
+// cache (B-DUP-1) instead of being decided.
 func benchRequest(command string) func(id int) string {
-	line := encode(interceptMsg(0, toolEvent("evt-bench", command), "deny"))
-	prefix, suffix, ok := strings.Cut(line, `"id":0,`)
-	if !ok {
-		panic("benchRequest: no id member in " + line)
+	line := encode(interceptMsg(0, toolEvent("evt-bench-0", command), "deny"))
+	line = strings.Replace(line, `"id":0,`, `"id":REQ,`, 1)
+	line = strings.Replace(line, `"evt-bench-0"`, `"evt-bench-REQ"`, 1)
+	if strings.Count(line, "REQ") != 2 {
+		panic("benchRequest: ids not found in " + line)
 	}
-	return func(id int) string { return prefix + `"id":` + strconv.Itoa(id) + "," + suffix }
+	return func(id int) string { return strings.ReplaceAll(line, "REQ", strconv.Itoa(id)) }
 }
 
 // BenchmarkStdioRoundTrip measures one request/reply exchange with a
