@@ -42,7 +42,7 @@ type session struct {
 	reads   []*ast.Term
 	hosts   []*ast.Term
 	secrets []*ast.Term
-	recent  []*ast.Term // {family, time_ns}
+	recent  []*ast.Term         // {family, time_ns}
 	counted map[string]struct{} // call ids already counted
 	order   []string            // the same ids, oldest first
 	value   ast.Value
