@@ -106,46 +106,6 @@ func TestRegoTests(t *testing.T) {
 	t.Logf("%d Rego tests run", len(results))
 }
 
-// offlineCapabilities are this OPA version's capabilities without http.send
-// and the net.* builtins, which ahp-opa does not provide.
-func offlineCapabilities() *ast.Capabilities {
-	caps := ast.CapabilitiesForThisVersion()
-	kept := caps.Builtins[:0]
-	for _, b := range caps.Builtins {
-		if b.Name == "http.send" || strings.HasPrefix(b.Name, "net.") {
-			continue
-		}
-		kept = append(kept, b)
-	}
-	caps.Builtins = kept
-	return caps
-}
-
-// TestLibraryCompilesWithoutNetworkBuiltins proves the policies do not call
-// http.send or net.*: they compile with capabilities that lack them.
-func TestLibraryCompilesWithoutNetworkBuiltins(t *testing.T) {
-	caps := offlineCapabilities()
-
-	// The capabilities must reject a module that does use them.
-	probe, err := ast.ParseModuleWithOpts("probe.rego",
-		"package probe\n\nx := http.send({\"method\": \"GET\", \"url\": \"http://localhost\"})\n\ny := net.lookup_ip_addr(\"localhost\")\n",
-		ast.ParserOptions{RegoVersion: ast.RegoV1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := ast.NewCompiler().WithCapabilities(caps)
-	if c.Compile(map[string]*ast.Module{"probe.rego": probe}); !c.Failed() {
-		t.Fatal("capabilities without network builtins accepted http.send and net.lookup_ip_addr")
-	}
-
-	c = ast.NewCompiler().WithCapabilities(caps)
-	if c.Compile(loadModules(t, false)); c.Failed() {
-		for _, e := range c.Errors {
-			t.Error(e)
-		}
-	}
-}
-
 // TestRulesAreAnnotated checks that every built-in rule (a `violation`
 // rule; `deny` only filters them) carries METADATA with a title, a
 // description, custom.severity and a custom.code that fits the decision
