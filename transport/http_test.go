@@ -33,17 +33,7 @@ const testToken = "s3cr3t-t0ken-for-tests-0123456789"
 type statelessInterceptor struct{}
 
 func (statelessInterceptor) Intercept(_ context.Context, req *InterceptRequest) (*InterceptResult, error) {
-	switch req.Event.Tool.Name {
-	case "Danger":
-		return NewResult(Effect{Type: EffectDeny, Reason: "no", Code: "com.example.no"}), nil
-	case "Boom":
-		return nil, errors.New("internal detail that must not leak")
-	case "Panic":
-		panic("internal detail that must not leak")
-	case "Busy":
-		return nil, Unavailable("no policy is active yet")
-	}
-	return NewResult(), nil
+	return fakeDecision(req)
 }
 
 // countingObserver counts notifications without keeping them.
@@ -99,6 +89,19 @@ func startHTTPTest(t *testing.T, h *HTTP) (string, *http.Client) {
 	c := ts.Client()
 	c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 	return ts.URL, c
+}
+
+// postAsync posts body to /ahp and sends the reply, or the client error
+// as status -1, to out.
+func postAsync(c *http.Client, url, body string, out chan<- httpReply) {
+	resp, err := c.Post(url+"/ahp", "application/json", strings.NewReader(body))
+	if err != nil {
+		out <- httpReply{status: -1, body: []byte(err.Error())}
+		return
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	out <- httpReply{status: resp.StatusCode, body: b}
 }
 
 type httpReply struct {
@@ -487,16 +490,7 @@ func TestHTTPOverload(t *testing.T) {
 
 	first := make(chan httpReply, 2)
 	for _, id := range []string{"a", "b"} {
-		go func() {
-			resp, err := c.Post(url+"/ahp", "application/json", strings.NewReader(eventRequest(id)))
-			if err != nil {
-				first <- httpReply{status: -1, body: []byte(err.Error())}
-				return
-			}
-			defer resp.Body.Close()
-			b, _ := io.ReadAll(resp.Body)
-			first <- httpReply{status: resp.StatusCode, body: b}
-		}()
+		go postAsync(c, url, eventRequest(id), first)
 	}
 	<-g.started
 	<-g.started // both slots taken
@@ -541,16 +535,7 @@ func TestHTTPQueueWait(t *testing.T) {
 	url, c := startHTTPTest(t, h)
 	replies := make(chan httpReply, 2)
 	for _, id := range []string{"a", "b"} {
-		go func() {
-			resp, err := c.Post(url+"/ahp", "application/json", strings.NewReader(eventRequest(id)))
-			if err != nil {
-				replies <- httpReply{status: -1, body: []byte(err.Error())}
-				return
-			}
-			defer resp.Body.Close()
-			b, _ := io.ReadAll(resp.Body)
-			replies <- httpReply{status: resp.StatusCode, body: b}
-		}()
+		go postAsync(c, url, eventRequest(id), replies)
 	}
 	<-g.started
 	close(g.release) // the first finishes; the queued one gets the slot

@@ -15,6 +15,11 @@ type fakeInterceptor struct{ seen []*InterceptRequest }
 
 func (f *fakeInterceptor) Intercept(_ context.Context, req *InterceptRequest) (*InterceptResult, error) {
 	f.seen = append(f.seen, req)
+	return fakeDecision(req)
+}
+
+// fakeDecision is the fakes' policy.
+func fakeDecision(req *InterceptRequest) (*InterceptResult, error) {
 	switch req.Event.Tool.Name {
 	case "Danger":
 		return NewResult(Effect{Type: EffectDeny, Reason: "no", Code: "com.example.no"}), nil
