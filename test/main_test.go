@@ -6,18 +6,12 @@ import (
 	"os/exec"
 	"path/filepath"
 	"testing"
+
+	"github.com/ahp-opa/ahp-opa/internal/sharedtest"
 )
 
-// Environment variables that steer the tests.
-const (
-	envSharedDir     = "AHP_SHARED_DIR"     // where PROTOCOL.md and conformance/ live
-	envRequireShared = "AHP_REQUIRE_SHARED" // "1": missing shared material fails instead of skipping
-	envBinary        = "AHP_OPA_BIN"        // test this prebuilt binary instead of building one
-)
-
-// defaultSharedDir is the shared material relative to this package
-// directory: <repo>/../shared/ahp.
-var defaultSharedDir = filepath.Join("..", "..", "shared", "ahp")
+// envBinary names a prebuilt binary to test instead of building one.
+const envBinary = "AHP_OPA_BIN"
 
 var (
 	// binPath is the ahp-opa binary built by TestMain.
@@ -69,44 +63,18 @@ func runMain(m *testing.M) int {
 }
 
 func runWithShared(m *testing.M) int {
-	locateShared()
-	if sharedDir == "" {
+	dir, err := sharedtest.LocateAHP()
+	if err != nil {
+		sharedMissing = err.Error()
 		fmt.Fprintf(os.Stderr, "test: %s; fixture tests skip and replies are checked without the JSON Schemas\n", sharedMissing)
 	}
+	sharedDir = dir
 	return m.Run()
-}
-
-func locateShared() {
-	dir := os.Getenv(envSharedDir)
-	from := "default"
-	if dir == "" {
-		dir = defaultSharedDir
-	} else {
-		from = envSharedDir
-	}
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		abs = dir
-	}
-	index := filepath.Join(abs, "conformance", "INDEX.json")
-	if _, err := os.Stat(index); err != nil {
-		sharedMissing = fmt.Sprintf("AHP shared material not found at %s (%s path; set %s to the directory "+
-			"holding PROTOCOL.md and conformance/): %v", abs, from, envSharedDir, err)
-		return
-	}
-	sharedDir = abs
 }
 
 // requireShared returns the shared directory, or skips the test (fails it
 // when AHP_REQUIRE_SHARED=1) naming where it looked.
 func requireShared(tb testing.TB) string {
 	tb.Helper()
-	if sharedDir != "" {
-		return sharedDir
-	}
-	if os.Getenv(envRequireShared) == "1" {
-		tb.Fatalf("%s; %s=1 makes this a failure", sharedMissing, envRequireShared)
-	}
-	tb.Skip(sharedMissing)
-	return ""
+	return sharedtest.AHP(tb)
 }

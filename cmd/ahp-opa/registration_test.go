@@ -10,15 +10,13 @@ import (
 	"testing"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/ahp-opa/ahp-opa/internal/sharedtest"
 )
 
-// The official registration schema lives in the shared conformance folder,
-// read at run time: <repo>/../shared/ahp, or $AHP_SHARED_DIR.
-const (
-	envSharedDir     = "AHP_SHARED_DIR"
-	envRequireShared = "AHP_REQUIRE_SHARED"
-	schemaBaseURL    = "https://agenthooksprotocol.org/schemas/draft/"
-)
+// schemaBaseURL is the $id prefix of the official schemas, which live in the
+// shared conformance folder and are read at run time.
+const schemaBaseURL = "https://agenthooksprotocol.org/schemas/draft/"
 
 // registrationSchema compiles registration.schema.json with every file of
 // its folder registered under its $id, so that references resolve locally.
@@ -26,21 +24,10 @@ const (
 // AHP_REQUIRE_SHARED=1.
 func registrationSchema(t *testing.T) (*jsonschema.Schema, string) {
 	t.Helper()
-	shared := os.Getenv(envSharedDir)
-	if shared == "" {
-		shared = filepath.Join("..", "..", "..", "shared", "ahp")
-	}
-	dir, err := filepath.Abs(filepath.Join(shared, "conformance", "schema", "draft"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	dir := filepath.Join(sharedtest.AHP(t), "conformance", "schema", "draft")
 	entries, err := os.ReadDir(dir)
 	if err != nil {
-		msg := fmt.Sprintf("AHP registration schema not found in %s (set %s to the folder holding conformance/): %v", dir, envSharedDir, err)
-		if os.Getenv(envRequireShared) == "1" {
-			t.Fatalf("%s; %s=1 makes this a failure", msg, envRequireShared)
-		}
-		t.Skip(msg)
+		t.Fatal(err)
 	}
 	c := jsonschema.NewCompiler()
 	c.AssertFormat() // "format": "uri" on urls is checked too

@@ -1,0 +1,103 @@
+// Package sharedtest locates the material that tests read at run time from
+// the shared folder beside the checkout (<repo>/../shared): the AHP
+// conformance fixtures and schemas, and the native-hook adapter fixtures.
+//
+// Where the material is absent (a fresh clone elsewhere) the tests that need
+// it skip with one line naming where it was looked for; AHP_REQUIRE_SHARED=1,
+// which CI sets, makes that a failure instead.
+package sharedtest
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// Environment variables that steer where the shared material is found.
+const (
+	EnvAHPDir      = "AHP_SHARED_DIR"     // the folder holding PROTOCOL.md and conformance/
+	EnvAdaptersDir = "AHP_ADAPTERS_DIR"   // the folder holding CONTRACTS.md and fixtures/
+	EnvRequire     = "AHP_REQUIRE_SHARED" // "1": missing material fails instead of skipping
+)
+
+// AHP returns the AHP material folder (PROTOCOL.md, conformance/), or skips
+// tb when it is absent.
+func AHP(tb testing.TB) string {
+	tb.Helper()
+	dir, err := LocateAHP()
+	return settle(tb, dir, err)
+}
+
+// Adapters returns the native-hook material folder (CONTRACTS.md,
+// fixtures/), or skips tb when it is absent.
+func Adapters(tb testing.TB) string {
+	tb.Helper()
+	dir, err := LocateAdapters()
+	return settle(tb, dir, err)
+}
+
+// LocateAHP finds the AHP material without a test, for a TestMain. The
+// error says where it looked and how to point elsewhere.
+func LocateAHP() (string, error) {
+	return locate(EnvAHPDir, "ahp", filepath.Join("conformance", "INDEX.json"))
+}
+
+// LocateAdapters is LocateAHP for the native-hook material.
+func LocateAdapters() (string, error) {
+	return locate(EnvAdaptersDir, "adapters", filepath.Join("fixtures", "INDEX.json"))
+}
+
+// Required reports whether missing material must fail the tests.
+func Required() bool { return os.Getenv(EnvRequire) == "1" }
+
+func settle(tb testing.TB, dir string, err error) string {
+	tb.Helper()
+	if err == nil {
+		return dir
+	}
+	if Required() {
+		tb.Fatalf("%v; %s=1 makes this a failure", err, EnvRequire)
+	}
+	tb.Skip(err.Error())
+	return ""
+}
+
+func locate(env, sub, marker string) (string, error) {
+	dir, from := os.Getenv(env), env
+	if dir == "" {
+		root, err := moduleRoot()
+		if err != nil {
+			return "", fmt.Errorf("shared %s material not found: %w (set %s)", sub, err, env)
+		}
+		dir, from = filepath.Join(root, "..", "shared", sub), "default"
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		abs = dir
+	}
+	if _, err := os.Stat(filepath.Join(abs, marker)); err != nil {
+		return "", fmt.Errorf("shared %s material not found at %s (%s path; set %s to the folder holding %s): %w",
+			sub, abs, from, env, filepath.Dir(marker), err)
+	}
+	return abs, nil
+}
+
+// moduleRoot walks up from the working directory (a package directory
+// under go test) to the folder holding go.mod.
+func moduleRoot() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", fmt.Errorf("no go.mod above the working directory")
+		}
+		dir = parent
+	}
+}
