@@ -134,7 +134,7 @@ func mcpTool(name string, tool map[string]any) (server, toolName string) {
 }
 
 // pathKeys are the input fields that name a file, in the harnesses known.
-var pathKeys = []string{"file_path", "path", "absolute_path", "filename", "notebook_path", "target_file", "dir_path", "directory"}
+var pathKeys = []string{"file_path", "path", "filePath", "absolute_path", "filename", "notebook_path", "target_file", "dir_path", "directory"}
 
 // pathListKeys are the input fields that hold lists of files.
 var pathListKeys = []string{"paths", "file_paths", "files"}
