@@ -164,7 +164,8 @@ func toolPaths(input map[string]any) (keys, paths []string) {
 			}
 		}
 	}
-	for _, k := range []string{"patch", "input"} {
+	// Codex's apply_patch hook payload carries the envelope as command.
+	for _, k := range []string{"patch", "input", "command"} {
 		if s, ok := input[k].(string); ok {
 			for _, p := range patchPaths(s) {
 				keys, paths = append(keys, k), append(paths, p)
