@@ -60,10 +60,18 @@ It decides in this process for now; --no-daemon is accepted for the decision
 daemon to come.
 
 AGENT is one of: ` + strings.Join(adapters.Names, ", ") + ".",
-		Args: cobra.ExactArgs(1),
+		// Every mistake must still answer the agent in a way it reads as a
+		// block: cobra's own usage errors exit 1, which most agents ignore.
+		Args:          cobra.ArbitraryArgs,
+		SilenceUsage:  true,
+		SilenceErrors: true,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			ans := runHook(cmd.Context(), cmd.Flags(), configPath, args[0], os.Stdin, os.Stderr)
-			return writeAnswer(cmd.OutOrStdout(), os.Stderr, ans)
+			if len(args) != 1 {
+				return writeAnswer(cmd.OutOrStdout(), cmd.ErrOrStderr(), refuseEarly(args,
+					fmt.Sprintf("ahp-opa hook: want exactly one AGENT (%s), got %d arguments", strings.Join(adapters.Names, ", "), len(args)), false))
+			}
+			ans := runHook(cmd.Context(), cmd.Flags(), configPath, args[0], cmd.InOrStdin(), cmd.ErrOrStderr())
+			return writeAnswer(cmd.OutOrStdout(), cmd.ErrOrStderr(), ans)
 		},
 	}
 	cmd.Flags().StringVar(&configPath, "config", "", "YAML configuration `file`")
@@ -75,10 +83,8 @@ AGENT is one of: ` + strings.Join(adapters.Names, ", ") + ".",
 	cmd.Flags().Lookup("log-level").DefValue = "warn"
 	_ = cmd.Flags().Set("log-level", "warn")
 	cmd.Flags().Lookup("log-level").Changed = false
-	// A mistyped flag must still answer the agent in its own words: an exit
-	// status of 1 lets most agents run the call.
 	cmd.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		return writeAnswer(c.OutOrStdout(), os.Stderr, refuseEarly(os.Args, fmt.Sprintf("ahp-opa hook: %v (see 'ahp-opa hook --help')", err), false))
+		return writeAnswer(c.OutOrStdout(), c.ErrOrStderr(), refuseEarly(os.Args, fmt.Sprintf("ahp-opa hook: %v (see 'ahp-opa hook --help')", err), false))
 	})
 	return cmd
 }
