@@ -124,7 +124,8 @@ func cursorMCP(p payload, tool string) map[string]any {
 		return mcpDescriptor(parsed.Hostname(), tool, "runtime", map[string]any{"transport": "http", "url": u})
 	}
 	if cmd := p.str("command"); cmd != "" {
-		return mcpDescriptor(cmd, tool, "runtime", map[string]any{"transport": "stdio", "command": cmd, "args": []any{}})
+		return mcpDescriptor(cmd, tool, "runtime", map[string]any{"transport": "stdio", "command": cmd, "args": []any{},
+			"gaps": []any{map[string]any{"path": "cwd", "reason": "not reported by the agent"}}})
 	}
 	return mcpDescriptor("unknown", tool, "inferred", nil)
 }

@@ -88,6 +88,8 @@ func geminiMCP(ctx payload, name string) map[string]any {
 		conn["args"] = args
 		if d := ctx.str("cwd"); d != "" {
 			conn["cwd"] = d
+		} else {
+			conn["gaps"] = []any{map[string]any{"path": "cwd", "reason": "not reported by the agent"}}
 		}
 	case isHTTPURL(ctx.str("url")):
 		conn = map[string]any{"transport": "http", "url": ctx.str("url")}

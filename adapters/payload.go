@@ -252,8 +252,6 @@ func (m *mapped) toolEvent(typ string, c call) *Event {
 		switch c.outcome {
 		case "denied":
 			o["execution"] = map[string]any{"status": "skipped", "reason": "policy"}
-		case "timeout":
-			o["execution"] = map[string]any{"status": "skipped", "reason": "timeout"}
 		default:
 			o["execution"] = map[string]any{"status": "executed"}
 		}
@@ -264,7 +262,8 @@ func (m *mapped) toolEvent(typ string, c call) *Event {
 			}
 			o["error"] = map[string]any{"class": "tool_error", "message": msg}
 		}
-		if n, ok := c.elapsed.(json.Number); ok {
+		// A call that never ran has no duration (the schema forbids one).
+		if n, ok := c.elapsed.(json.Number); ok && c.outcome != "denied" {
 			if f, err := n.Float64(); err == nil && f >= 0 {
 				o["durationMs"] = n
 			}
