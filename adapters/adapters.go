@@ -1,10 +1,22 @@
 // Package adapters meets AI coding agents at their native hooks: it maps a
-// native pre-tool payload (Claude Code, Codex, Gemini CLI, Cursor, Copilot)
-// to an AHP event and an AHP decision back to the agent's native answer.
+// native hook payload (Claude Code, Codex, Gemini CLI, Cursor, Copilot) to
+// an AHP event and an AHP decision back to the agent's native answer.
 //
 // It does not import OPA or the engine, so the small hook client can link it
 // and still answer in the agent's own words when no decision can be made.
+//
+// What a policy sees of a mapped event (documented in docs/hooks.md):
+//   - source is SourcePrefix + the agent name ("urn:ahp-opa:agent:codex"),
+//     which the engine lifts to input.ahp.agent;
+//   - native holds the whole payload exactly as the agent sent it;
+//   - extensions[ExtensionKey] holds {"agent", "hook"}: the agent and the
+//     native hook event name (PreToolUse, BeforeTool, beforeShellExecution…).
 package adapters
+
+import (
+	"errors"
+	"slices"
+)
 
 // Answer is everything a native hook process gives its agent.
 type Answer struct {
@@ -13,5 +25,60 @@ type Answer struct {
 	Exit   int    // the process exit status
 }
 
+// Agent names, as `ahp-opa hook NAME` spells them.
+const (
+	ClaudeCode = "claude-code"
+	Codex      = "codex"
+	GeminiCLI  = "gemini-cli"
+	Cursor     = "cursor"
+	Copilot    = "copilot"
+)
+
 // Names lists the agents as `ahp-opa hook NAME` spells them.
-var Names = []string{"claude-code", "codex", "gemini-cli", "cursor", "copilot"}
+var Names = []string{ClaudeCode, Codex, GeminiCLI, Cursor, Copilot}
+
+// Known reports whether name is one of Names.
+func Known(name string) bool { return slices.Contains(Names, name) }
+
+// SourcePrefix starts the source of every mapped event; the agent name
+// follows. The engine reads it back into input.ahp.agent.
+const SourcePrefix = "urn:ahp-opa:agent:"
+
+// ExtensionKey is the event extension naming the agent and its hook event.
+const ExtensionKey = "dev.ahp-opa.hook"
+
+// AHP event types a payload maps to. TypeNone is a hook event that is not
+// a tool or session boundary (Claude Code's Stop, Notification…): it is
+// answered with "no decision" and never decided.
+const (
+	TypeToolBefore   = "tool.before"
+	TypeToolAfter    = "tool.after"
+	TypeSessionStart = "session.start"
+	TypeSessionEnd   = "session.end"
+	TypeNone         = ""
+)
+
+// Event is one native payload mapped to AHP.
+type Event struct {
+	Agent string // one of Names
+	Hook  string // the native hook event name, as the agent spelled it (or inferred)
+	Type  string // one of the Type constants
+	// Object is the AHP event, ready for json.Marshal or the engine: only
+	// maps, slices, strings, bools, json.Number and nil. Nil for TypeNone.
+	Object map[string]any
+}
+
+// Decision is what the policy said about a tool.before event.
+type Decision struct {
+	Deny   bool
+	Reason string // shown to the model (and usually the user) when Deny
+	Code   string // the matched rule's code, for logs; optional
+}
+
+// Errors callers branch on.
+var (
+	// ErrUnknownAgent: the agent name is not one of Names.
+	ErrUnknownAgent = errors.New("unknown agent")
+	// ErrPayload wraps every reason a payload cannot be mapped.
+	ErrPayload = errors.New("unusable hook payload")
+)

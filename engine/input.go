@@ -65,6 +65,7 @@ var processHome = sync.OnceValue(func() string {
 // Interned keys of the enrichment: every decision builds these objects.
 var (
 	keyAHP        = ast.StringTerm(InputKey)
+	keyAgent      = ast.StringTerm("agent")
 	keyVersion    = ast.StringTerm("version")
 	keyTool       = ast.StringTerm("tool")
 	keyName       = ast.StringTerm("name")
@@ -197,6 +198,11 @@ func Enrich(event map[string]any, opts InputOptions) ast.Object {
 	}
 	if en.writes {
 		items = append(items, [2]*ast.Term{keyWrites, termTrue})
+	}
+	if a := agentOf(event); a != "" {
+		// Which native agent asked, when the event came through a native
+		// hook: one policy can treat agents alike or differently.
+		items = append(items, [2]*ast.Term{keyAgent, ast.StringTerm(a)})
 	}
 	return ast.NewObject(items...)
 }

@@ -134,7 +134,7 @@ func mcpTool(name string, tool map[string]any) (server, toolName string) {
 }
 
 // pathKeys are the input fields that name a file, in the harnesses known.
-var pathKeys = []string{"file_path", "path", "absolute_path", "filename", "notebook_path", "target_file", "dir_path", "directory"}
+var pathKeys = []string{"file_path", "path", "filePath", "absolute_path", "filename", "notebook_path", "target_file", "dir_path", "directory"}
 
 // pathListKeys are the input fields that hold lists of files.
 var pathListKeys = []string{"paths", "file_paths", "files"}
@@ -164,7 +164,8 @@ func toolPaths(input map[string]any) (keys, paths []string) {
 			}
 		}
 	}
-	for _, k := range []string{"patch", "input"} {
+	// Codex's apply_patch hook payload carries the envelope as command.
+	for _, k := range []string{"patch", "input", "command"} {
 		if s, ok := input[k].(string); ok {
 			for _, p := range patchPaths(s) {
 				keys, paths = append(keys, k), append(paths, p)

@@ -39,6 +39,7 @@ type Config struct {
 	// Library configures the built-in library (data.ahp_opa.config):
 	// disabled_rules, exceptions, protected_branches, mcp_allowlist…
 	Library       map[string]any `koanf:"library"`
+	Hook          HookConfig     `koanf:"hook"`
 	HTTPConfig    `koanf:",squash"`
 	PolicySources `koanf:",squash"`
 }
@@ -47,6 +48,9 @@ type Config struct {
 // name.
 var flagKeys = map[string]string{
 	"audit-log": "audit.file.path",
+	"fail-open": "hook.fail_open",
+	"timeout":   "hook.timeout",
+	"no-daemon": "hook.no_daemon",
 }
 
 func defaultConfig() Config {
@@ -58,6 +62,7 @@ func defaultConfig() Config {
 		Concurrency:     2,
 		HTTPConfig:      defaultHTTPConfig(),
 		PolicySources:   defaultPolicySources(),
+		Hook:            defaultHookConfig(),
 	}
 }
 
@@ -125,6 +130,9 @@ func (c Config) validate() error {
 		return fmt.Errorf("configuration: max_message_bytes must be at least 1024, got %d", c.MaxMessageBytes)
 	case c.Concurrency < 1:
 		return fmt.Errorf("configuration: concurrency must be at least 1, got %d", c.Concurrency)
+	}
+	if err := c.Hook.validate(); err != nil {
+		return err
 	}
 	if err := c.PolicySources.validate(); err != nil {
 		return err

@@ -1,0 +1,146 @@
+package adapters
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"time"
+)
+
+// DefaultTimeout bounds one hook answer when Options.Timeout is zero: well
+// under the shortest timeout an agent gives a hook by default (Copilot's
+// 30 s), and room for a cold start that compiles the built-in library.
+const DefaultTimeout = 5 * time.Second
+
+// Decider decides a mapped tool.before event. The engine's in-process
+// decider and the daemon client implement it; its error text becomes the
+// user's reason, so it should say how to fix the problem and carry no
+// secret or tool input.
+type Decider interface {
+	Decide(ctx context.Context, ev *Event) (Decision, error)
+}
+
+// Observer is implemented by deciders that also take observations
+// (tool.after, session.*), e.g. for the audit log. Run answers those with
+// "no decision" whatever Observe returns.
+type Observer interface {
+	Observe(ctx context.Context, ev *Event) error
+}
+
+// Options configure Run.
+type Options struct {
+	// FailOpen answers "no decision" instead of a deny when no decision can
+	// be made. Off by default: most agents treat a failed hook as allow.
+	FailOpen bool
+	// Timeout bounds parse, decide and render; zero means DefaultTimeout.
+	Timeout time.Duration
+	// Now stamps events whose payload has no time; nil means time.Now.
+	Now func() time.Time
+	// Logger receives what went wrong in detail; nil discards.
+	Logger *slog.Logger
+}
+
+// Run answers one native payload of agent: parse, decide (tool.before
+// only), render. It never fails and never panics: when no decision can be
+// made (bad payload, decider error or panic, timeout) it answers with the
+// agent's deny and a reason saying how to fix it, or with "no decision" and
+// that reason on stderr when opts.FailOpen is set.
+func Run(ctx context.Context, d Decider, agentName string, payload []byte, opts Options) (ans Answer) {
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	if !Known(agentName) {
+		// No agent to speak for: exit 2 with the reason on stderr blocks in
+		// every agent (CONTRACTS.md R5) except Codex with empty stderr.
+		msg := fmt.Sprintf("ahp-opa: %v %q: the hook command must name one of %v", ErrUnknownAgent, agentName, Names)
+		log.Error("unknown agent", "agent", agentName)
+		return Answer{Stderr: msg, Exit: 2}
+	}
+	fail := func(reason string) Answer {
+		log.Warn("no decision could be made", "agent", agentName, "fail_open", opts.FailOpen, "reason", reason)
+		if opts.FailOpen {
+			a, _ := Pass(agentName, reason)
+			return a
+		}
+		a, _ := Refuse(agentName, reason)
+		return a
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			log.Error("hook panicked", "agent", agentName, "panic", r)
+			ans = fail(fmt.Sprintf("ahp-opa: internal error while deciding (%v); please report it, with the output of 'ahp-opa version'", r))
+		}
+	}()
+	timeout := opts.Timeout
+	if timeout <= 0 {
+		timeout = DefaultTimeout
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	now := time.Now
+	if opts.Now != nil {
+		now = opts.Now
+	}
+
+	ev, err := Parse(agentName, payload, now())
+	if err != nil {
+		return fail(fmt.Sprintf("ahp-opa: %v (is this hook registered for %s? 'ahp-opa install %s' writes the registration)", err, agentName, agentName))
+	}
+	if ev.Type != TypeToolBefore {
+		if ev.Type != TypeNone {
+			if o, ok := d.(Observer); ok {
+				if err := o.Observe(ctx, ev); err != nil {
+					log.Warn("observation not recorded", "agent", agentName, "hook", ev.Hook, "err", err)
+				}
+			}
+		}
+		return Answer{Stdout: noDecision}
+	}
+
+	type result struct {
+		d   Decision
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		defer func() {
+			if r := recover(); r != nil {
+				done <- result{err: fmt.Errorf("internal error while deciding (%v); please report it", r)}
+			}
+		}()
+		dec, err := d.Decide(ctx, ev)
+		done <- result{dec, err}
+	}()
+	var res result
+	select {
+	case res = <-done:
+	case <-ctx.Done():
+		res.err = ctx.Err()
+	}
+	switch {
+	case errors.Is(res.err, context.DeadlineExceeded):
+		return fail(fmt.Sprintf("ahp-opa: no decision within %s (the policy is too slow or the machine is overloaded; 'ahp-opa eval --explain' shows what runs, and --timeout or hook.timeout raises the limit)", timeout))
+	case res.err != nil:
+		return fail("ahp-opa: " + res.err.Error())
+	}
+	a, _ := Render(agentName, ev.Hook, res.d)
+	if res.d.Deny {
+		log.Info("denied", "agent", agentName, "hook", ev.Hook, "code", res.d.Code)
+	}
+	return a
+}
+
+// ReadPayload reads a native payload, at most MaxPayloadBytes of it.
+func ReadPayload(r io.Reader) ([]byte, error) {
+	data, err := io.ReadAll(io.LimitReader(r, MaxPayloadBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("%w: reading stdin: %v", ErrPayload, err)
+	}
+	if len(data) > MaxPayloadBytes {
+		return nil, fmt.Errorf("%w: larger than %d bytes", ErrPayload, MaxPayloadBytes)
+	}
+	return data, nil
+}

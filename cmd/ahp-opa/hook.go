@@ -1,0 +1,207 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/ahp-opa/ahp-opa/adapters"
+	"github.com/ahp-opa/ahp-opa/audit"
+	"github.com/ahp-opa/ahp-opa/bundles"
+	"github.com/ahp-opa/ahp-opa/engine"
+)
+
+// HookConfig configures `ahp-opa hook`.
+type HookConfig struct {
+	// FailOpen answers "no decision" instead of a deny when no decision
+	// can be made.
+	FailOpen bool `koanf:"fail_open"`
+	// Timeout bounds one answer, policy loading included.
+	Timeout time.Duration `koanf:"timeout"`
+	// NoDaemon decides in this process. Until the decision daemon exists
+	// every hook decides in process, so it changes nothing yet.
+	NoDaemon bool `koanf:"no_daemon"`
+}
+
+func defaultHookConfig() HookConfig { return HookConfig{Timeout: adapters.DefaultTimeout} }
+
+func (h HookConfig) validate() error {
+	if h.Timeout <= 0 {
+		return fmt.Errorf("configuration: hook.timeout must be positive, got %s", h.Timeout)
+	}
+	return nil
+}
+
+func hookCommand() *cobra.Command {
+	var configPath string
+	cmd := &cobra.Command{
+		Use:   "hook AGENT [--policy PATH]... [--with-builtin] [--config FILE] [--fail-open]",
+		Short: "Answer one native hook call of " + strings.Join(adapters.Names, ", "),
+		Long: `Hook reads one native hook payload of AGENT on stdin, decides it with the
+same engine and policy as serve, and prints the agent's own answer on stdout:
+its deny form with the reason, or its "no decision" answer (never allow, so
+the agent's own permission prompt still applies). Observations (post-tool,
+session start and end) are answered with "no decision".
+
+When no decision can be made (unreadable payload, a policy that does not
+compile, a timeout) the hook denies with a reason that says how to fix it;
+--fail-open (hook.fail_open) lets the call go ahead instead. Exit status is 0
+whenever an answer was printed. Logs go to stderr only.
+
+It decides in this process for now; --no-daemon is accepted for the decision
+daemon to come.
+
+AGENT is one of: ` + strings.Join(adapters.Names, ", ") + ".",
+		// Every mistake must still answer the agent in a way it reads as a
+		// block: cobra's own usage errors exit 1, which most agents ignore.
+		Args:          cobra.ArbitraryArgs,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) != 1 {
+				return writeAnswer(cmd.OutOrStdout(), cmd.ErrOrStderr(), refuseEarly(args,
+					fmt.Sprintf("ahp-opa hook: want exactly one AGENT (%s), got %d arguments", strings.Join(adapters.Names, ", "), len(args)), false))
+			}
+			ans := runHook(cmd.Context(), cmd.Flags(), configPath, args[0], cmd.InOrStdin(), cmd.ErrOrStderr())
+			return writeAnswer(cmd.OutOrStdout(), cmd.ErrOrStderr(), ans)
+		},
+	}
+	cmd.Flags().StringVar(&configPath, "config", "", "YAML configuration `file`")
+	cmd.Flags().Bool("fail-open", false, "let the call go ahead when no decision can be made (default: deny)")
+	cmd.Flags().Duration("timeout", adapters.DefaultTimeout, "bound on one answer, policy loading included")
+	cmd.Flags().Bool("no-daemon", false, "decide in this process (the default until the decision daemon exists)")
+	addEngineFlags(cmd.Flags())
+	// Hook output sits in the agent's own log: warnings and errors only.
+	cmd.Flags().Lookup("log-level").DefValue = "warn"
+	_ = cmd.Flags().Set("log-level", "warn")
+	cmd.Flags().Lookup("log-level").Changed = false
+	cmd.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return writeAnswer(c.OutOrStdout(), c.ErrOrStderr(), refuseEarly(os.Args, fmt.Sprintf("ahp-opa hook: %v (see 'ahp-opa hook --help')", err), false))
+	})
+	return cmd
+}
+
+// runHook answers one payload; it never fails.
+func runHook(ctx context.Context, fs *pflag.FlagSet, configPath, agent string, stdin io.Reader, stderr io.Writer) adapters.Answer {
+	cfg, err := loadConfig(fs, configPath, os.Environ)
+	if err != nil {
+		failOpen, _ := fs.GetBool("fail-open")
+		return refuse(agent, fmt.Sprintf("ahp-opa: %v (fix the configuration, or run 'ahp-opa hook --help')", err), failOpen)
+	}
+	log, err := newLogger(stderr, cfg.LogLevel, cfg.LogFormat)
+	if err != nil {
+		return refuse(agent, "ahp-opa: "+err.Error(), cfg.Hook.FailOpen)
+	}
+	opts := adapters.Options{FailOpen: cfg.Hook.FailOpen, Timeout: cfg.Hook.Timeout, Logger: log}
+	payload, err := adapters.ReadPayload(stdin)
+	if err != nil {
+		return refuse(agent, "ahp-opa: "+err.Error(), cfg.Hook.FailOpen)
+	}
+	dec := &localDecider{cfg: cfg, log: log}
+	defer dec.Close()
+	return adapters.Run(ctx, dec, agent, payload, opts)
+}
+
+// refuse is the agent's deny (or, failing open, its "no decision") for a
+// failure before Run; an unknown agent gets exit 2 and the reason on stderr.
+func refuse(agent, reason string, failOpen bool) adapters.Answer {
+	f := adapters.Refuse
+	if failOpen {
+		f = adapters.Pass
+	}
+	ans, err := f(agent, reason)
+	if err != nil {
+		return adapters.Answer{Stderr: fmt.Sprintf("%s; %v: want one of %s", reason, err, strings.Join(adapters.Names, ", ")), Exit: 2}
+	}
+	return ans
+}
+
+// refuseEarly refuses for the first agent name among args, when flags
+// could not even be parsed.
+func refuseEarly(args []string, reason string, failOpen bool) adapters.Answer {
+	for _, a := range args {
+		if adapters.Known(a) {
+			return refuse(a, reason, failOpen)
+		}
+	}
+	return adapters.Answer{Stderr: reason, Exit: 2}
+}
+
+// writeAnswer prints an answer: stdout exactly as rendered, stderr as one
+// line, and the exit status through exitError.
+func writeAnswer(stdout, stderr io.Writer, ans adapters.Answer) error {
+	if len(ans.Stdout) > 0 {
+		if _, err := stdout.Write(ans.Stdout); err != nil {
+			return exitError{code: 1}
+		}
+	}
+	if ans.Stderr != "" {
+		fmt.Fprintln(stderr, ans.Stderr)
+	}
+	if ans.Exit != 0 {
+		return exitError{code: ans.Exit}
+	}
+	return nil
+}
+
+// localDecider decides in this process. The policy is loaded on the first
+// tool.before, so that observations and unreadable payloads cost nothing
+// and a policy that does not load becomes a reason the user can act on.
+type localDecider struct {
+	cfg  Config
+	log  *slog.Logger
+	once sync.Once
+	hook engine.HookDecider
+	rl   *bundles.Reloader
+	err  error
+}
+
+func (d *localDecider) Decide(ctx context.Context, ev *adapters.Event) (adapters.Decision, error) {
+	d.once.Do(func() { d.err = d.start(ctx) })
+	if d.err != nil {
+		return adapters.Decision{}, d.err
+	}
+	return d.hook.Decide(ctx, ev)
+}
+
+func (d *localDecider) start(ctx context.Context) error {
+	red, err := audit.NewRedactor(d.cfg.Audit.Redact)
+	if err != nil {
+		return fmt.Errorf("configuration: audit.redact: %v (fix the configuration)", err)
+	}
+	eng, rl, err := startEngine(ctx, d.cfg, d.log, false, true, nil, nil)
+	if err != nil {
+		return policyError(d.cfg, err)
+	}
+	d.rl = rl
+	d.hook = engine.HookDecider{Engine: eng, Redact: red.String}
+	return nil
+}
+
+// Close stops the reloader, if one started.
+func (d *localDecider) Close() {
+	if d.rl != nil {
+		d.rl.Stop()
+	}
+}
+
+// policyError turns a policy that does not load into a reason that names
+// it and the command that shows every problem.
+func policyError(cfg Config, err error) error {
+	paths := strings.Join(cfg.Policy, " ")
+	if paths == "" {
+		return fmt.Errorf("the policy failed to load: %v (run 'ahp-opa test' to check it)", err)
+	}
+	if cfg.WithBuiltin {
+		return fmt.Errorf("policy %s failed to load: %v (run 'ahp-opa test --with-builtin %s' to see every error)", paths, err, paths)
+	}
+	return fmt.Errorf("policy %s failed to load: %v (run 'ahp-opa test %s' to see every error)", paths, err, paths)
+}
