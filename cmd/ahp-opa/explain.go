@@ -72,6 +72,16 @@ func explainDecision(ctx context.Context, w io.Writer, eng *engine.Engine, data 
 		verdict = fmt.Sprintf("deny (%d rule(s) matched; the first speaks)", len(d.Matches))
 	}
 	fmt.Fprintf(w, "decision: %s, policy revision %s\n", verdict, d.Revision)
+	for _, e := range d.Errors {
+		note := ""
+		if e.Shadow {
+			note = " [shadow: does not change the answer]"
+		}
+		fmt.Fprintf(w, "rule error: %s in %s: %s%s\n", e.Where(), e.Rule, e.Message, note)
+	}
+	for _, m := range d.Shadowed {
+		fmt.Fprintf(w, "would deny (shadow): %s %s: %s\n", m.Package, m.Code, m.Reason)
+	}
 	if len(fired) == 0 {
 		fmt.Fprintln(w, "no decision rule fired")
 		return nil
@@ -85,6 +95,9 @@ func explainDecision(ctx context.Context, w io.Writer, eng *engine.Engine, data 
 		note := ""
 		if f.Suppressed {
 			note = " [suppressed by data.ahp_opa.config]"
+		}
+		if f.Shadowed {
+			note = " [shadow: would deny, not answered]"
 		}
 		fmt.Fprintf(w, "  %s: %s %s%s\n", f.Location, f.Rule, what, note)
 		if f.Title != "" {
