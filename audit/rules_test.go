@@ -13,7 +13,9 @@ import (
 // judgeFunc is a Judge that returns one verdict.
 type judgeFunc func(*transport.InterceptRequest) engine.Verdict
 
-func (f judgeFunc) Judge(_ context.Context, req *transport.InterceptRequest) engine.Verdict { return f(req) }
+func (f judgeFunc) Judge(_ context.Context, req *transport.InterceptRequest) engine.Verdict {
+	return f(req)
+}
 
 func TestDecisionRecordsRuleOutcomes(t *testing.T) {
 	const token = "ghp_abcdefghijklmnopqrstuvwxyz0123456789"
