@@ -34,6 +34,10 @@ type Config struct {
 	Stdio           bool             `koanf:"stdio"`
 	MaxMessageBytes int              `koanf:"max_message_bytes"`
 	Concurrency     int              `koanf:"concurrency"`
+	// OnRuleError is what a deny rule that fails means: deny, ignore or error.
+	OnRuleError string `koanf:"on_rule_error"`
+	// Shadow lists deny codes and packages evaluated but never answered.
+	Shadow []string `koanf:"shadow"`
 	Audit           audit.Config     `koanf:"audit"`
 	DecisionLogs    audit.ShipConfig `koanf:"decision_logs"`
 	// Library configures the built-in library (data.ahp_opa.config):
@@ -56,6 +60,7 @@ func defaultConfig() Config {
 		EvalTimeout:     engine.DefaultEvalTimeout,
 		MaxMessageBytes: transport.DefaultMaxMessageBytes,
 		Concurrency:     2,
+		OnRuleError:     string(engine.RuleErrorDeny),
 		HTTPConfig:      defaultHTTPConfig(),
 		PolicySources:   defaultPolicySources(),
 	}
@@ -125,6 +130,9 @@ func (c Config) validate() error {
 		return fmt.Errorf("configuration: max_message_bytes must be at least 1024, got %d", c.MaxMessageBytes)
 	case c.Concurrency < 1:
 		return fmt.Errorf("configuration: concurrency must be at least 1, got %d", c.Concurrency)
+	}
+	if _, err := engine.ParseOnRuleError(c.OnRuleError); err != nil {
+		return fmt.Errorf("configuration: %w", err)
 	}
 	if err := c.PolicySources.validate(); err != nil {
 		return err

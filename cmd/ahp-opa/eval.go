@@ -48,7 +48,7 @@ Exit status: 0 for a result (no objection or deny), 1 for an error response.`,
 			if printInput {
 				return printPolicyInput(cmd.OutOrStdout(), data)
 			}
-			eng, rl, err := startEngine(cmd.Context(), cfg, log, false, true, nil, nil)
+			eng, rl, err := startEngine(cmd.Context(), cfg, log, false, true, nil, nil, nil)
 			if err != nil {
 				return err
 			}
