@@ -385,3 +385,34 @@ func TestParseOnRuleError(t *testing.T) {
 		t.Errorf("ParseOnRuleError(allow): %v", err)
 	}
 }
+
+func TestExplainShowsShadowAndErrors(t *testing.T) {
+	s, err := CompileWith(context.Background(), withBuiltin(t, map[string]string{"rules/team.rego": teamRule}),
+		CompileOptions{Shadow: []string{"dev.ahp-opa.git.force-push"}, OnRuleError: RuleErrorFail})
+	if err != nil {
+		t.Fatal(err)
+	}
+	input, err := BuildInput(event("Bash", map[string]any{"command": "git push --force origin main", "x": "abc"}), InputOptions{Home: "/home/dev"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, fired, err := s.Explain(context.Background(), input)
+	if err != nil {
+		t.Fatalf("explain under on_rule_error=error: %v", err)
+	}
+	if len(d.Errors) != 1 || d.Errors[0].Location != "rules/team.rego:3" {
+		t.Errorf("errors %+v", d.Errors)
+	}
+	shadowed := false
+	for _, f := range fired {
+		if f.Code == "dev.ahp-opa.git.force-push" {
+			shadowed = f.Shadowed
+			if f.Suppressed {
+				t.Errorf("a shadowed rule shows as suppressed: %+v", f)
+			}
+		}
+	}
+	if !shadowed {
+		t.Errorf("fired %+v: force push not shown as shadowed", fired)
+	}
+}

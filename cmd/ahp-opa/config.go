@@ -26,25 +26,26 @@ const envPrefix = "AHP_OPA_"
 // ones winning: defaults, the YAML file (--config), AHP_OPA_* environment
 // variables, command-line flags.
 type Config struct {
-	Policy          []string      `koanf:"policy"`
-	WithBuiltin     bool          `koanf:"with_builtin"`
-	LogLevel        string        `koanf:"log_level"`
-	LogFormat       string        `koanf:"log_format"`
-	EvalTimeout     time.Duration `koanf:"eval_timeout"`
-	Stdio           bool          `koanf:"stdio"`
-	MaxMessageBytes int           `koanf:"max_message_bytes"`
-	Concurrency     int           `koanf:"concurrency"`
-	// OnRuleError is what a deny rule that fails means: deny, ignore or error.
-	OnRuleError string `koanf:"on_rule_error"`
-	// Shadow lists deny codes and packages evaluated but never answered.
-	Shadow       []string         `koanf:"shadow"`
-	Audit        audit.Config     `koanf:"audit"`
-	DecisionLogs audit.ShipConfig `koanf:"decision_logs"`
+	Policy          []string         `koanf:"policy"`
+	WithBuiltin     bool             `koanf:"with_builtin"`
+	LogLevel        string           `koanf:"log_level"`
+	LogFormat       string           `koanf:"log_format"`
+	EvalTimeout     time.Duration    `koanf:"eval_timeout"`
+	Stdio           bool             `koanf:"stdio"`
+	MaxMessageBytes int              `koanf:"max_message_bytes"`
+	Concurrency     int              `koanf:"concurrency"`
+	Audit           audit.Config     `koanf:"audit"`
+	DecisionLogs    audit.ShipConfig `koanf:"decision_logs"`
 	// Library configures the built-in library (data.ahp_opa.config):
 	// disabled_rules, exceptions, protected_branches, mcp_allowlist…
 	Library       map[string]any `koanf:"library"`
 	HTTPConfig    `koanf:",squash"`
 	PolicySources `koanf:",squash"`
+
+	// OnRuleError is what a deny rule that fails means: deny, ignore or error.
+	OnRuleError string `koanf:"on_rule_error"`
+	// Shadow lists deny codes and packages evaluated but never answered.
+	Shadow []string `koanf:"shadow"`
 }
 
 // flagKeys maps flags whose configuration key is not their snake-case
