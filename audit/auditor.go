@@ -310,7 +310,7 @@ func (a *Auditor) decisionRecord(req *transport.InterceptRequest, v engine.Verdi
 func (a *Auditor) ruleOutcomes(r *Record, d engine.Decision) {
 	for _, e := range d.Errors[:min(len(d.Errors), engine.MaxListedMatches)] {
 		r.RuleErrors = append(r.RuleErrors, RuleError{Rule: e.Rule, Location: e.Location, Builtin: e.Builtin,
-			Message: a.redact.String(e.Message), Shadow: e.Shadow})
+			Code: e.Code, Message: a.redact.String(e.Message), Shadow: e.Shadow})
 	}
 	for _, m := range d.Shadowed[:min(len(d.Shadowed), engine.MaxListedMatches)] {
 		r.WouldDeny = append(r.WouldDeny, WouldDeny{Package: m.Package, Code: m.Code, Reason: a.redact.String(m.Reason)})

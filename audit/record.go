@@ -63,6 +63,7 @@ type RuleError struct {
 	Rule     string `json:"rule"`
 	Location string `json:"location,omitempty"`
 	Builtin  string `json:"builtin,omitempty"`
+	Code     string `json:"code,omitempty"` // of the rule that failed, if it has one
 	Message  string `json:"message"`
 	Shadow   bool   `json:"shadow,omitempty"`
 }

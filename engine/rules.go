@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"errors"
@@ -68,6 +69,9 @@ type RuleError struct {
 	Builtin string `json:"builtin,omitempty"`
 	// Message is OPA's message, secrets masked. It may quote other input.
 	Message string `json:"message"`
+	// Code is the code of the rule whose body failed, when that rule has
+	// one: a shadowed code shadows its errors too.
+	Code string `json:"code,omitempty"`
 	// Shadow is set when the failing rule is in shadow mode: the error is
 	// reported but does not change the answer.
 	Shadow bool `json:"shadow,omitempty"`
@@ -93,14 +97,19 @@ func (e RuleError) DenyReason() string {
 
 func (e RuleError) Error() string { return "policy error in " + e.Where() + ": " + e.Message }
 
-// newRuleError describes err, raised while evaluating domain d.
-func newRuleError(d *domain, err error) RuleError {
+// ruleError describes err, raised while evaluating domain d.
+func (s *Snapshot) ruleError(d *domain, err error) RuleError {
 	re := RuleError{Rule: d.rule, Package: d.pkg, Message: err.Error()}
 	var te *topdown.Error
 	if errors.As(err, &te) {
 		re.Message = te.Message
-		if te.Location != nil {
-			re.Location = fmt.Sprintf("%s:%d", te.Location.File, te.Location.Row)
+		if loc := te.Location; loc != nil {
+			re.Location = fmt.Sprintf("%s:%d", loc.File, loc.Row)
+			for _, sp := range s.spans[loc.File] {
+				if sp.from <= loc.Row && loc.Row <= sp.to {
+					re.Code = sp.code
+				}
+			}
 		}
 		re.Builtin = te.Code
 		if te.Code == topdown.BuiltinErr || te.Code == topdown.TypeErr {
@@ -142,7 +151,8 @@ func (s *Snapshot) settle(d *Decision) error {
 	}
 	var live []RuleError
 	for i := range d.Errors {
-		d.Errors[i].Shadow = s.shadow.pkgs[d.Errors[i].Package]
+		e := &d.Errors[i]
+		e.Shadow = s.shadow.pkgs[e.Package] || e.Code != "" && s.shadow.codes[e.Code]
 		if !d.Errors[i].Shadow {
 			live = append(live, d.Errors[i])
 		}
@@ -182,6 +192,32 @@ func ruleIDs(c *ast.Compiler, domains []domain) (codes, pkgs map[string]bool) {
 		}
 	}
 	return codes, pkgs
+}
+
+// codeSpan is the rows of a rule that denies with a code.
+type codeSpan struct {
+	from, to int
+	code     string
+}
+
+// codeSpans maps each file to the rows of its rules that have a code, so
+// that an error's location names the rule it happened in.
+func codeSpans(c *ast.Compiler) map[string][]codeSpan {
+	spans := map[string][]codeSpan{}
+	for _, mod := range c.Modules {
+		if !mod.Package.Path.HasPrefix(DecisionRoot) {
+			continue
+		}
+		for _, r := range mod.Rules {
+			code := ruleCode(c, r)
+			if code == "" || r.Location == nil {
+				continue
+			}
+			loc := r.Location
+			spans[loc.File] = append(spans[loc.File], codeSpan{from: loc.Row, to: loc.Row + bytes.Count(loc.Text, []byte("\n")), code: code})
+		}
+	}
+	return spans
 }
 
 // ruleCode is the code a rule denies with: the literal "code" of its head

@@ -248,12 +248,19 @@ deny contains "trial error" if to_number(input.tool.input.x) > 1
 deny contains {"code": "com.example.no-echo", "reason": "no echo"} if startswith(input.tool.input.command, "echo")
 
 deny contains {"code": "com.example.no-cat", "reason": "no cat"} if startswith(input.tool.input.command, "cat")
+
+# METADATA
+# custom:
+#   mode: shadow
+deny contains {"code": "com.example.small", "reason": "too big"} if {
+	to_number(input.tool.input.y) > 1
+}
 `
 	tests := []struct {
 		name     string
 		shadow   []string
 		command  string
-		x        any
+		x, y     any
 		denied   string // code of the answer's first match, "" for none
 		wouldBe  string // code or reason of the shadowed match
 		shadowed string // the counter's rule label
@@ -268,7 +275,8 @@ deny contains {"code": "com.example.no-cat", "reason": "no cat"} if startswith(i
 		{name: "package annotation", command: "ls", wouldBe: "trial: no ls", shadowed: "ahp.tool.before.trial"},
 		{name: "rule annotation", command: "echo hi", wouldBe: "com.example.no-echo", shadowed: "com.example.no-echo"},
 		{name: "sibling of an annotated rule enforces", command: "cat x", denied: "com.example.no-cat"},
-		{name: "shadowed error changes nothing", command: "pwd", x: "abc", errors: 1},
+		{name: "shadowed package's error changes nothing", command: "pwd", x: "abc", errors: 1},
+		{name: "shadowed rule's error changes nothing", command: "pwd", y: "abc", errors: 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -281,6 +289,9 @@ deny contains {"code": "com.example.no-cat", "reason": "no cat"} if startswith(i
 			in := map[string]any{"command": tt.command}
 			if tt.x != nil {
 				in["x"] = tt.x
+			}
+			if tt.y != nil {
+				in["y"] = tt.y
 			}
 			req := &transport.InterceptRequest{ID: transport.StringID("e1"), Effects: []string{"deny"},
 				Event: transport.Event{ID: "e1", Object: event("Bash", in)}}
@@ -312,7 +323,7 @@ deny contains {"code": "com.example.no-cat", "reason": "no cat"} if startswith(i
 			}
 			for _, re := range v.Decision.Errors {
 				if !re.Shadow {
-					t.Errorf("error %+v of a shadowed package is not marked shadow", re)
+					t.Errorf("error %+v of a shadowed rule is not marked shadow", re)
 				}
 			}
 		})

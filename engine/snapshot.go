@@ -42,6 +42,7 @@ type Snapshot struct {
 	query   rego.PreparedEvalQuery
 	domains []domain // one per deny rule set, in the order of Rules
 	shadow  shadowSet
+	spans   map[string][]codeSpan // the rules with a code, by file
 	// onRuleError is what a failed rule means for the event.
 	onRuleError OnRuleError
 }
@@ -139,6 +140,7 @@ func CompileWith(ctx context.Context, p *bundles.Policy, opts CompileOptions) (*
 		s.domains = append(s.domains, d)
 		s.Rules = append(s.Rules, d.rule)
 	}
+	s.spans = codeSpans(c)
 	if s.shadow, err = buildShadow(c, s.domains, opts.Shadow); err != nil {
 		return nil, fmt.Errorf("shadow: %w", err)
 	}
@@ -224,7 +226,7 @@ func (s *Snapshot) isolate(ctx context.Context, input ast.Value, d *Decision) er
 		dom := &s.domains[i]
 		q, err := dom.prepared()
 		if err != nil {
-			d.Errors = append(d.Errors, newRuleError(dom, err))
+			d.Errors = append(d.Errors, s.ruleError(dom, err))
 			continue
 		}
 		rs, err := q.strict.Eval(ctx, rego.EvalParsedInput(input))
@@ -240,7 +242,7 @@ func (s *Snapshot) isolate(ctx context.Context, input ast.Value, d *Decision) er
 		if err == nil {
 			err = fmt.Errorf("query returned %d results, want 1", len(rs))
 		}
-		d.Errors = append(d.Errors, newRuleError(dom, err))
+		d.Errors = append(d.Errors, s.ruleError(dom, err))
 		var ignored []topdown.Error
 		rs, err = q.lenient.Eval(ctx, rego.EvalParsedInput(input), rego.EvalBuiltinErrorList(&ignored))
 		switch {
