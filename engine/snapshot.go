@@ -8,7 +8,6 @@ import (
 	"maps"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/open-policy-agent/opa/v1/ast"
@@ -48,19 +47,15 @@ type Snapshot struct {
 }
 
 // domain is one failure domain: a deny rule set (all `deny` rules of one
-// package) with queries of its own, prepared on first need, so that when
-// one set fails the others still decide.
+// package) with queries of its own, so that when one set fails the others
+// still decide. They are prepared with the snapshot (about 1 ms a set),
+// not on first failure, which would spend the event's deadline on it.
 type domain struct {
-	ref      ast.Ref
-	rule     string // e.g. ahp.tool.before.myteam.deny
-	pkg      string // e.g. ahp.tool.before.myteam
-	variable string // its variable in the combined query
-	prepared func() (domainQueries, error)
-}
-
-type domainQueries struct {
-	strict  rego.PreparedEvalQuery // any error fails it
-	lenient rego.PreparedEvalQuery // builtin errors leave expressions undefined
+	rule     string                 // e.g. ahp.tool.before.myteam.deny
+	pkg      string                 // e.g. ahp.tool.before.myteam
+	variable string                 // its variable in the combined query
+	strict   rego.PreparedEvalQuery // any error fails it
+	lenient  rego.PreparedEvalQuery // builtin errors leave expressions undefined
 }
 
 // CompileOptions configure Compile.
@@ -121,21 +116,17 @@ func CompileWith(ctx context.Context, p *bundles.Policy, opts CompileOptions) (*
 	body := make(ast.Body, 0, len(refs))
 	for i, ref := range refs {
 		d := domain{
-			ref:      ref,
 			rule:     strings.TrimPrefix(ref.String(), "data."),
 			pkg:      strings.TrimPrefix(ref[:len(ref)-1].String(), "data."),
 			variable: fmt.Sprintf("deny%d", i),
 		}
 		one := ast.NewBody(ast.Equality.Expr(ast.VarTerm("deny"), ast.NewTerm(ref)))
-		d.prepared = sync.OnceValues(func() (domainQueries, error) {
-			var q domainQueries
-			var err error
-			if q.strict, err = prepare(one, true); err != nil {
-				return q, err
-			}
-			q.lenient, err = prepare(one, false)
-			return q, err
-		})
+		if d.strict, err = prepare(one, true); err != nil {
+			return nil, fmt.Errorf("preparing %s: %w", d.rule, err)
+		}
+		if d.lenient, err = prepare(one, false); err != nil {
+			return nil, fmt.Errorf("preparing %s: %w", d.rule, err)
+		}
 		body = append(body, ast.Equality.Expr(ast.VarTerm(d.variable), ast.NewTerm(ref)))
 		s.domains = append(s.domains, d)
 		s.Rules = append(s.Rules, d.rule)
@@ -224,12 +215,7 @@ func (s *Snapshot) Decide(ctx context.Context, input ast.Value) (Decision, error
 func (s *Snapshot) isolate(ctx context.Context, input ast.Value, d *Decision) error {
 	for i := range s.domains {
 		dom := &s.domains[i]
-		q, err := dom.prepared()
-		if err != nil {
-			d.Errors = append(d.Errors, s.ruleError(dom, err))
-			continue
-		}
-		rs, err := q.strict.Eval(ctx, rego.EvalParsedInput(input))
+		rs, err := dom.strict.Eval(ctx, rego.EvalParsedInput(input))
 		if err == nil && len(rs) == 1 {
 			if err := s.collect(d, i, rs[0].Bindings["deny"]); err != nil {
 				return err
@@ -244,7 +230,7 @@ func (s *Snapshot) isolate(ctx context.Context, input ast.Value, d *Decision) er
 		}
 		d.Errors = append(d.Errors, s.ruleError(dom, err))
 		var ignored []topdown.Error
-		rs, err = q.lenient.Eval(ctx, rego.EvalParsedInput(input), rego.EvalBuiltinErrorList(&ignored))
+		rs, err = dom.lenient.Eval(ctx, rego.EvalParsedInput(input), rego.EvalBuiltinErrorList(&ignored))
 		switch {
 		case err == nil && len(rs) == 1:
 			if err := s.collect(d, i, rs[0].Bindings["deny"]); err != nil {
