@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -11,6 +12,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/ahp-opa/ahp-opa/engine"
+	"github.com/ahp-opa/ahp-opa/redact"
 	"github.com/ahp-opa/ahp-opa/transport"
 )
 
@@ -49,8 +51,18 @@ func printPolicyInput(w io.Writer, data []byte) error {
 }
 
 // explainDecision prints the decision rules that fired for the event in
-// data, with their location.
+// data, with their location. Rule values, reasons and error messages can
+// quote the input, so the text is masked before it is printed.
 func explainDecision(ctx context.Context, w io.Writer, eng *engine.Engine, data []byte) error {
+	var buf bytes.Buffer
+	err := writeExplanation(ctx, &buf, eng, data)
+	if _, werr := io.WriteString(w, redact.Default().String(buf.String())); err == nil {
+		err = werr
+	}
+	return err
+}
+
+func writeExplanation(ctx context.Context, w io.Writer, eng *engine.Engine, data []byte) error {
 	event, err := eventOf(data)
 	if err != nil {
 		return err
@@ -95,6 +107,9 @@ func explainDecision(ctx context.Context, w io.Writer, eng *engine.Engine, data 
 		note := ""
 		if f.Suppressed {
 			note = " [suppressed by data.ahp_opa.config]"
+		}
+		if f.Shadowed {
+			note = " [shadow: would deny, not answered]"
 		}
 		if f.Shadowed {
 			note = " [shadow: would deny, not answered]"
