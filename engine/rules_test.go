@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/open-policy-agent/opa/v1/ast"
 
@@ -426,4 +427,58 @@ func TestExplainShowsShadowAndErrors(t *testing.T) {
 	if !shadowed {
 		t.Errorf("fired %+v: force push not shown as shadowed", fired)
 	}
+}
+
+// TestRuleErrorsConcurrently decides failing events from many goroutines:
+// every error is counted, the log line is written once.
+func TestRuleErrorsConcurrently(t *testing.T) {
+	var buf syncBuffer
+	counter := &countRules{}
+	// A deadline far above the failing path's cost even under -race on a
+	// busy machine: this test is about counting, not speed.
+	e := New(Options{Counter: counter, Home: "/home/dev", EvalTimeout: 30 * time.Second,
+		Logger: slog.New(slog.NewJSONHandler(&buf, nil))})
+	if err := e.Load(context.Background(), withBuiltin(t, map[string]string{"rules/team.rego": teamRule})); err != nil {
+		t.Fatal(err)
+	}
+	const workers, each = 4, 10
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for range each {
+				req := &transport.InterceptRequest{ID: transport.StringID("e1"), Effects: []string{"deny"},
+					Event: transport.Event{ID: "e1", Object: event("Bash", map[string]any{"command": "git push --force origin main", "x": "abc"})}}
+				v := e.Judge(context.Background(), req)
+				if v.Err != nil || len(v.Result.Effects) != 1 || v.Result.Effects[0].Code != "dev.ahp-opa.git.force-push" {
+					t.Errorf("verdict %+v", v)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if n := counter.errors["ahp.tool.before.team.deny"]; n != workers*each {
+		t.Errorf("counted %d, want %d", n, workers*each)
+	}
+	if n := strings.Count(buf.String(), `"msg":"policy rule failed"`); n != 1 {
+		t.Errorf("logged %d times, want once", n)
+	}
+}
+
+// syncBuffer is a bytes.Buffer safe for concurrent writers.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }
