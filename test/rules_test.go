@@ -46,7 +46,7 @@ func TestRuleErrorIsolation(t *testing.T) {
 			}, audit: []string{`"would_deny":[{"package":"ahp.tool.before.builtin","code":"dev.ahp-opa.git.force-push"`}},
 		{name: "on_rule_error=error", args: []string{"--on-rule-error", "error"}, exchanges: []exchange{
 			{forcePush, "error"},
-		}},
+		}, audit: []string{`"decision":"error"`, `"rule_errors":[{"rule":"ahp.tool.before.team.deny"`}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/spf13/pflag"
@@ -92,7 +93,7 @@ func writeExplanation(ctx context.Context, w io.Writer, eng *engine.Engine, data
 		fmt.Fprintf(w, "rule error: %s in %s: %s%s\n", e.Where(), e.Rule, e.Message, note)
 	}
 	for _, m := range d.Shadowed {
-		fmt.Fprintf(w, "would deny (shadow): %s %s: %s\n", m.Package, m.Code, m.Reason)
+		fmt.Fprintf(w, "would deny (shadow): %s: %s\n", strings.TrimSpace(m.Package+" "+m.Code), m.Reason)
 	}
 	if len(fired) == 0 {
 		fmt.Fprintln(w, "no decision rule fired")
