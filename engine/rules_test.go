@@ -482,3 +482,24 @@ func (b *syncBuffer) String() string {
 	defer b.mu.Unlock()
 	return b.buf.String()
 }
+
+// TestRuleErrorDenyOnTheWire pins the deny effect on_rule_error=deny sends.
+func TestRuleErrorDenyOnTheWire(t *testing.T) {
+	e := loaded(t, Options{}, map[string]string{"rules/team.rego": teamRule})
+	req := &transport.InterceptRequest{ID: transport.StringID("e1"), Effects: []string{"deny"},
+		Event: transport.Event{ID: "e1", Object: event("Bash", map[string]any{"command": "ls", "x": "sk-live-abcdefghijklmnop1234"})}}
+	res, err := e.Intercept(context.Background(), req)
+	if err != nil || len(res.Effects) != 1 {
+		t.Fatalf("%+v, %v", res, err)
+	}
+	b, err := json.Marshal(res.Effects[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"type":"deny","reason":"policy error in rules/team.rego:3 (to_number): denied by on_rule_error=deny","code":"dev.ahp-opa.policy-error",` +
+		`"extensions":{"dev.ahp-opa":{"revision":"test-1","rules":[{"package":"ahp.tool.before.team","code":"dev.ahp-opa.policy-error"}],` +
+		`"rule_errors":["rules/team.rego:3 (to_number)"]}}}`
+	if string(b) != want {
+		t.Errorf("effect\n got %s\nwant %s", b, want)
+	}
+}
