@@ -288,15 +288,33 @@ func (a *Auditor) decisionRecord(req *transport.InterceptRequest, v engine.Verdi
 	default:
 		r.Decision, r.Reason = DecisionDeny, v.Result.Effects[0].Reason
 		for _, m := range v.Decision.Matches {
-			if m.Code != "" && !slices.Contains(r.Codes, m.Code) {
-				r.Codes = append(r.Codes, m.Code)
+			if m.Code == "" || slices.Contains(r.Codes, m.Code) {
+				continue
 			}
+			if len(r.Codes) == engine.MaxListedMatches {
+				r.CodesTruncated++
+				continue
+			}
+			r.Codes = append(r.Codes, m.Code)
 		}
 	}
+	a.ruleOutcomes(r, v.Decision)
 	if a.cfg.IncludeInput {
 		r.Input, _ = a.redact.Value(ev.Object, "").(map[string]any)
 	}
 	return r
+}
+
+// ruleOutcomes records what the rule layer found: failed rules and the
+// denies of rules in shadow mode, both bounded and masked.
+func (a *Auditor) ruleOutcomes(r *Record, d engine.Decision) {
+	for _, e := range d.Errors[:min(len(d.Errors), engine.MaxListedMatches)] {
+		r.RuleErrors = append(r.RuleErrors, RuleError{Rule: e.Rule, Location: e.Location, Builtin: e.Builtin,
+			Code: e.Code, Message: a.redact.String(e.Message), Shadow: e.Shadow})
+	}
+	for _, m := range d.Shadowed[:min(len(d.Shadowed), engine.MaxListedMatches)] {
+		r.WouldDeny = append(r.WouldDeny, WouldDeny{Package: m.Package, Code: m.Code, Reason: a.redact.String(m.Reason)})
+	}
 }
 
 // Observer returns the transport.Observer that feeds the auditor.

@@ -39,6 +39,12 @@ type Record struct {
 	Revision  string   `json:"revision,omitempty"`
 	LatencyUS int64    `json:"latency_us,omitempty"`
 	ErrorCode int      `json:"error_code,omitempty"`
+	// CodesTruncated counts the codes left out of Codes.
+	CodesTruncated int `json:"codes_truncated,omitempty"`
+	// RuleErrors are the deny rule sets that failed for this event.
+	RuleErrors []RuleError `json:"rule_errors,omitempty"`
+	// WouldDeny are the denies of rules in shadow mode: not answered.
+	WouldDeny []WouldDeny `json:"would_deny,omitempty"`
 
 	// Observation records: tool.after outcome and execution status, or the
 	// session.end outcome.
@@ -50,6 +56,23 @@ type Record struct {
 
 	// Input is the redacted event, only when include_input is set.
 	Input map[string]any `json:"input,omitempty"`
+}
+
+// RuleError is a deny rule set that failed to evaluate.
+type RuleError struct {
+	Rule     string `json:"rule"`
+	Location string `json:"location,omitempty"`
+	Builtin  string `json:"builtin,omitempty"`
+	Code     string `json:"code,omitempty"` // of the rule that failed, if it has one
+	Message  string `json:"message"`
+	Shadow   bool   `json:"shadow,omitempty"`
+}
+
+// WouldDeny is a deny a rule in shadow mode made.
+type WouldDeny struct {
+	Package string `json:"package"`
+	Code    string `json:"code,omitempty"`
+	Reason  string `json:"reason"`
 }
 
 // Tool names the tool of a record.

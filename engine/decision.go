@@ -23,7 +23,18 @@ type Decision struct {
 	// code, then reason. The first one speaks for the decision.
 	Matches  []Match
 	Revision string
+	// Errors are the deny rule sets that failed for this event, shadowed
+	// ones included; on_rule_error decided what they mean for Matches.
+	Errors []RuleError
+	// Shadowed holds the denies of rules in shadow mode: what the policy
+	// would deny, never answered.
+	Shadowed []Match
 }
+
+// MaxListedMatches bounds the matches a deny effect lists in its
+// extensions, and the codes an audit record keeps: a rule that returns
+// thousands of elements must not flood the harness or the log.
+const MaxListedMatches = 32
 
 // Denied reports whether any rule denied the event.
 func (d Decision) Denied() bool { return len(d.Matches) > 0 }
@@ -98,6 +109,10 @@ func truncate(s string, n int) string {
 type denyDetails struct {
 	Revision string  `json:"revision"`
 	Rules    []Match `json:"rules"`
+	// Truncated counts the matches left out of Rules.
+	Truncated int `json:"truncated,omitempty"`
+	// RuleErrors names the rules that failed (file:row and builtin).
+	RuleErrors []string `json:"rule_errors,omitempty"`
 }
 
 // Effect returns the deny effect for a decision that denies: the first
@@ -105,12 +120,19 @@ type denyDetails struct {
 // extensions (B-EFF-5: one deny, whatever the number of matches).
 func (d Decision) Effect() transport.Effect {
 	first := d.Matches[0]
+	details := denyDetails{Revision: d.Revision, Rules: d.Matches}
+	if n := len(d.Matches); n > MaxListedMatches {
+		details.Rules, details.Truncated = d.Matches[:MaxListedMatches], n-MaxListedMatches
+	}
+	for _, e := range d.Errors {
+		if !e.Shadow && len(details.RuleErrors) < MaxListedMatches {
+			details.RuleErrors = append(details.RuleErrors, e.Where())
+		}
+	}
 	return transport.Effect{
-		Type:   transport.EffectDeny,
-		Reason: first.Reason,
-		Code:   first.Code,
-		Extensions: map[string]any{
-			ExtensionKey: denyDetails{Revision: d.Revision, Rules: d.Matches},
-		},
+		Type:       transport.EffectDeny,
+		Reason:     first.Reason,
+		Code:       first.Code,
+		Extensions: map[string]any{ExtensionKey: details},
 	}
 }

@@ -42,6 +42,21 @@ type Options struct {
 	// Facts, when set, supplies input.ahp.session: what the event's session
 	// has done so far.
 	Facts SessionFacts
+	// OnRuleError is what a deny rule that fails to evaluate means for the
+	// event; "" means RuleErrorDeny.
+	OnRuleError OnRuleError
+	// Shadow lists deny codes and packages in shadow mode; see
+	// CompileOptions.Shadow.
+	Shadow []string
+	// Counter, when set, counts rule errors and shadowed denies.
+	Counter RuleCounter
+}
+
+// RuleCounter counts what the rule layer reports, by rule: the failing
+// deny rule set, or the code (else package) of a shadowed deny.
+type RuleCounter interface {
+	RuleError(rule string)
+	ShadowDeny(rule string)
 }
 
 // SessionFacts returns the facts of a session as an AST object, or nil
@@ -52,9 +67,10 @@ type SessionFacts interface {
 
 // Engine evaluates events against the active snapshot.
 type Engine struct {
-	opts    Options
-	log     *slog.Logger
-	current atomic.Pointer[Snapshot]
+	opts     Options
+	log      *slog.Logger
+	current  atomic.Pointer[Snapshot]
+	reported errorLog
 }
 
 // New returns an engine with no active policy.
@@ -75,7 +91,11 @@ func New(opts Options) *Engine {
 // Load compiles p and, if that succeeds, makes it the active policy. On
 // failure the previous policy stays active.
 func (e *Engine) Load(ctx context.Context, p *bundles.Policy) error {
-	s, err := Compile(ctx, p, e.opts.Capabilities)
+	s, err := CompileWith(ctx, p, CompileOptions{
+		Capabilities: e.opts.Capabilities,
+		OnRuleError:  e.opts.OnRuleError,
+		Shadow:       e.opts.Shadow,
+	})
 	if err != nil {
 		return err
 	}
@@ -85,7 +105,10 @@ func (e *Engine) Load(ctx context.Context, p *bundles.Policy) error {
 
 // Activate makes s the active snapshot. Requests already evaluating finish
 // on the snapshot they started with.
-func (e *Engine) Activate(s *Snapshot) { e.current.Store(s) }
+func (e *Engine) Activate(s *Snapshot) {
+	e.current.Store(s)
+	e.reported.reset() // a new policy's errors are news again
+}
 
 // Snapshot returns the active snapshot, or nil.
 func (e *Engine) Snapshot() *Snapshot { return e.current.Load() }

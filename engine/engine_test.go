@@ -179,7 +179,7 @@ func TestDecideErrors(t *testing.T) {
 	if _, err := New(Options{}).Decide(context.Background(), event("x", nil)); !errors.Is(err, ErrNotReady) {
 		t.Errorf("no policy: %v, want ErrNotReady", err)
 	}
-	e := loaded(t, Options{EvalTimeout: 50 * time.Millisecond}, map[string]string{"x.rego": `package ahp.tool.before.x
+	e := loaded(t, Options{EvalTimeout: 50 * time.Millisecond, OnRuleError: RuleErrorFail}, map[string]string{"x.rego": `package ahp.tool.before.x
 deny contains "strict" if to_number(input.tool.input.n) > 1
 deny contains "slow" if {
 	input.tool.name == "slow"
@@ -199,7 +199,7 @@ deny contains "slow" if {
 }
 
 func TestIntercept(t *testing.T) {
-	e := loaded(t, Options{}, map[string]string{"a.rego": teamA, "b.rego": teamB, "x.rego": `package ahp.tool.before.x
+	e := loaded(t, Options{OnRuleError: RuleErrorFail}, map[string]string{"a.rego": teamA, "b.rego": teamB, "x.rego": `package ahp.tool.before.x
 deny contains "strict" if to_number(input.tool.input.n) > 1`})
 	req := func(tool string, effects ...string) *transport.InterceptRequest {
 		ev := event(tool, map[string]any{"n": "1"})

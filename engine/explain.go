@@ -27,6 +27,9 @@ type Fired struct {
 	// Suppressed is set for a violation that did not become a denial:
 	// its code is disabled or the tool is exempted by configuration.
 	Suppressed bool
+	// Shadowed is set for a rule in shadow mode: it would deny, but is
+	// not answered.
+	Shadowed bool
 }
 
 // Explain decides input like Decide and also reports which decision rules
@@ -34,17 +37,23 @@ type Fired struct {
 // slower than Decide: it is for `ahp-opa eval --explain`, not for serving.
 func (s *Snapshot) Explain(ctx context.Context, input ast.Value) (Decision, []Fired, error) {
 	d, err := s.Decide(ctx, input)
-	if err != nil {
-		return d, nil, err
+	if err != nil && len(d.Errors) == 0 {
+		return d, nil, err // on_rule_error=error still gets its errors explained
 	}
 	tr := &firedTracer{}
 	if _, err := s.query.Eval(ctx, rego.EvalParsedInput(input), rego.EvalQueryTracer(tr)); err != nil {
+		if len(d.Errors) > 0 {
+			return d, nil, nil // a rule set halted: d.Errors says which
+		}
 		return d, nil, &EvalError{Err: err}
 	}
 	annotations := s.Compiler.GetAnnotationSet()
 	denied := map[string]bool{}
 	for _, m := range d.Matches {
 		denied[m.Code] = true
+	}
+	for _, m := range d.Shadowed {
+		denied[m.Code] = true // shadowed, not suppressed
 	}
 	var fired []Fired
 	seen := map[string]bool{}
@@ -66,6 +75,9 @@ func (s *Snapshot) Explain(ctx context.Context, input ast.Value) (Decision, []Fi
 			}
 		}
 		f.Suppressed = strings.HasSuffix(f.Rule, ".violation") && !denied[f.Code]
+		if pkg, _, ok := strings.Cut(f.Rule, "."+ev.rule.Head.Name.String()); ok {
+			f.Shadowed = s.shadow.match(Match{Package: pkg, Code: f.Code})
+		}
 		key := fmt.Sprintf("%s\x00%s", f.Location, f.Value)
 		if seen[key] {
 			continue

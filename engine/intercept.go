@@ -7,6 +7,7 @@ import (
 
 	"github.com/open-policy-agent/opa/v1/ast"
 
+	"github.com/ahp-opa/ahp-opa/redact"
 	"github.com/ahp-opa/ahp-opa/transport"
 )
 
@@ -59,15 +60,17 @@ func (e *Engine) answer(ctx context.Context, req *transport.InterceptRequest, d 
 		log.DebugContext(ctx, "request abandoned by its caller")
 		return nil, transport.InternalError("request cancelled")
 	case errors.As(err, &evalErr):
+		e.report(ctx, log, d)
 		// The error text may quote input values: keep it out of warn-level
-		// logs, which are the ones that get shipped.
+		// logs, which are the ones that get shipped (and masked anyway).
 		log.WarnContext(ctx, "policy evaluation failed", "revision", d.Revision)
-		log.DebugContext(ctx, "policy evaluation error", "err", err)
+		log.DebugContext(ctx, "policy evaluation error", "err", redact.Default().String(err.Error()))
 		return nil, transport.InternalError("")
 	case err != nil:
 		log.ErrorContext(ctx, "deciding failed", "err", err)
 		return nil, transport.InternalError("")
 	}
+	e.report(ctx, log, d)
 	for _, m := range d.Matches {
 		if m.Malformed != "" {
 			log.WarnContext(ctx, "malformed deny from policy", "package", m.Package, "problem", m.Malformed)

@@ -13,6 +13,7 @@ import (
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/rego"
 	"github.com/open-policy-agent/opa/v1/storage/inmem"
+	"github.com/open-policy-agent/opa/v1/topdown"
 
 	"github.com/ahp-opa/ahp-opa/bundles"
 )
@@ -35,15 +36,56 @@ type Snapshot struct {
 	Compiler *ast.Compiler
 	Built    time.Time
 
-	query rego.PreparedEvalQuery
-	vars  []string // the query variable bound to each of Rules
-	pkgs  []string // the package of each of Rules
+	// query evaluates every deny rule set at once, with builtin errors
+	// collected rather than fatal: the fast path when nothing fails.
+	query   rego.PreparedEvalQuery
+	domains []domain // one per deny rule set, in the order of Rules
+	shadow  shadowSet
+	spans   map[string][]codeSpan // the rules with a code, by file
+	// onRuleError is what a failed rule means for the event.
+	onRuleError OnRuleError
+}
+
+// domain is one failure domain: a deny rule set (all `deny` rules of one
+// package) with queries of its own, so that when one set fails the others
+// still decide. They are prepared with the snapshot (about 1 ms a set),
+// not on first failure, which would spend the event's deadline on it.
+type domain struct {
+	rule     string                 // e.g. ahp.tool.before.myteam.deny
+	pkg      string                 // e.g. ahp.tool.before.myteam
+	variable string                 // its variable in the combined query
+	strict   rego.PreparedEvalQuery // any error fails it
+	lenient  rego.PreparedEvalQuery // builtin errors leave expressions undefined
+}
+
+// CompileOptions configure Compile.
+type CompileOptions struct {
+	// Capabilities limits the builtins policies may call; nil means
+	// DefaultCapabilities.
+	Capabilities *ast.Capabilities
+	// OnRuleError is what a deny rule that fails to evaluate means for
+	// the event; "" means RuleErrorDeny.
+	OnRuleError OnRuleError
+	// Shadow lists rules in shadow mode: deny codes and packages. They are
+	// evaluated but never answered. METADATA `custom: {mode: shadow}` adds
+	// to them.
+	Shadow []string
 }
 
 // Compile builds a snapshot from p. Compilation errors carry file:line.
 func Compile(ctx context.Context, p *bundles.Policy, caps *ast.Capabilities) (*Snapshot, error) {
+	return CompileWith(ctx, p, CompileOptions{Capabilities: caps})
+}
+
+// CompileWith builds a snapshot from p with opts.
+func CompileWith(ctx context.Context, p *bundles.Policy, opts CompileOptions) (*Snapshot, error) {
+	caps := opts.Capabilities
 	if caps == nil {
 		caps = DefaultCapabilities()
+	}
+	onErr, err := ParseOnRuleError(string(opts.OnRuleError))
+	if err != nil {
+		return nil, err
 	}
 	c := ast.NewCompiler().WithCapabilities(caps).WithEnablePrintStatements(false)
 	c.Compile(p.Modules)
@@ -54,31 +96,46 @@ func Compile(ctx context.Context, p *bundles.Policy, caps *ast.Capabilities) (*S
 	if err != nil {
 		return nil, err
 	}
-	s := &Snapshot{Revision: p.Revision, Compiler: c, Built: time.Now()}
-	body := make(ast.Body, 0, len(refs))
-	for i, ref := range refs {
-		v := fmt.Sprintf("deny%d", i)
-		body = append(body, ast.Equality.Expr(ast.VarTerm(v), ast.NewTerm(ref)))
-		s.vars = append(s.vars, v)
-		pkg := ref[:len(ref)-1]
-		s.pkgs = append(s.pkgs, strings.TrimPrefix(pkg.String(), "data."))
-		s.Rules = append(s.Rules, strings.TrimPrefix(ref.String(), "data."))
-	}
+	s := &Snapshot{Revision: p.Revision, Compiler: c, Built: time.Now(), onRuleError: onErr}
 	data := p.Data
 	if data == nil {
 		data = map[string]any{}
 	}
-	r := rego.New(
-		rego.ParsedQuery(body),
-		rego.Compiler(c),
-		rego.Store(inmem.NewFromObject(data)),
-		rego.StrictBuiltinErrors(true),
-		// Keep results as AST terms: the decision reads them directly,
-		// with no round trip through Go maps.
-		rego.GenerateJSON(func(t *ast.Term, _ *rego.EvalContext) (any, error) { return t, nil }),
-	)
-	s.query, err = r.PrepareForEval(ctx)
-	if err != nil {
+	store := inmem.NewFromObject(data)
+	prepare := func(body ast.Body, strict bool) (rego.PreparedEvalQuery, error) {
+		return rego.New(
+			rego.ParsedQuery(body),
+			rego.Compiler(c),
+			rego.Store(store),
+			rego.StrictBuiltinErrors(strict),
+			// Keep results as AST terms: the decision reads them directly,
+			// with no round trip through Go maps.
+			rego.GenerateJSON(func(t *ast.Term, _ *rego.EvalContext) (any, error) { return t, nil }),
+		).PrepareForEval(ctx)
+	}
+	body := make(ast.Body, 0, len(refs))
+	for i, ref := range refs {
+		d := domain{
+			rule:     strings.TrimPrefix(ref.String(), "data."),
+			pkg:      strings.TrimPrefix(ref[:len(ref)-1].String(), "data."),
+			variable: fmt.Sprintf("deny%d", i),
+		}
+		one := ast.NewBody(ast.Equality.Expr(ast.VarTerm("deny"), ast.NewTerm(ref)))
+		if d.strict, err = prepare(one, true); err != nil {
+			return nil, fmt.Errorf("preparing %s: %w", d.rule, err)
+		}
+		if d.lenient, err = prepare(one, false); err != nil {
+			return nil, fmt.Errorf("preparing %s: %w", d.rule, err)
+		}
+		body = append(body, ast.Equality.Expr(ast.VarTerm(d.variable), ast.NewTerm(ref)))
+		s.domains = append(s.domains, d)
+		s.Rules = append(s.Rules, d.rule)
+	}
+	s.spans = codeSpans(c)
+	if s.shadow, err = buildShadow(c, s.domains, opts.Shadow); err != nil {
+		return nil, fmt.Errorf("shadow: %w", err)
+	}
+	if s.query, err = prepare(body, false); err != nil {
 		return nil, fmt.Errorf("preparing policy query: %w", err)
 	}
 	return s, nil
@@ -118,35 +175,96 @@ func denyRules(c *ast.Compiler) ([]ast.Ref, error) {
 }
 
 // Decide evaluates input, the tool.before event as an AST value.
+//
+// One query evaluates every deny rule set. When a builtin fails in it, or
+// it halts (a conflict: a complete rule or object key with two values),
+// each rule set is evaluated again on its own: strictly, to learn which
+// one failed, and for a failed one leniently too, so that the denies its
+// other rules make still count. A lenient pass can only add denies (a
+// `not` over a failed expression succeeds), never hide one from another
+// rule set, which is the safe direction.
 func (s *Snapshot) Decide(ctx context.Context, input ast.Value) (Decision, error) {
 	d := Decision{Revision: s.Revision}
-	rs, err := s.query.Eval(ctx, rego.EvalParsedInput(input))
-	if err != nil {
-		switch {
-		case errors.Is(ctx.Err(), context.DeadlineExceeded):
-			return d, ErrTimeout
-		case ctx.Err() != nil:
-			return d, fmt.Errorf("evaluation abandoned: %w", ctx.Err()) // the caller went away
+	var failed []topdown.Error
+	rs, err := s.query.Eval(ctx, rego.EvalParsedInput(input), rego.EvalBuiltinErrorList(&failed))
+	switch {
+	case err == nil && len(failed) == 0:
+		if len(rs) != 1 {
+			return d, &EvalError{Err: fmt.Errorf("query returned %d results, want 1", len(rs))}
 		}
-		return d, &EvalError{Err: err}
-	}
-	if len(rs) != 1 {
-		return d, &EvalError{Err: fmt.Errorf("query returned %d results, want 1", len(rs))}
-	}
-	for i, v := range s.vars {
-		t, _ := rs[0].Bindings[v].(*ast.Term)
-		set, ok := t.Value.(ast.Set)
-		if !ok {
-			return d, &EvalError{Err: fmt.Errorf("%s is not a set", s.Rules[i])}
+		for i := range s.domains {
+			if err := s.collect(&d, i, rs[0].Bindings[s.domains[i].variable]); err != nil {
+				return d, err
+			}
 		}
-		set.Foreach(func(el *ast.Term) {
-			d.Matches = append(d.Matches, newMatch(s.pkgs[i], el.Value))
-		})
+	case ctx.Err() != nil:
+		return d, contextError(ctx)
+	default:
+		if err := s.isolate(ctx, input, &d); err != nil {
+			return d, err
+		}
 	}
 	slices.SortFunc(d.Matches, func(a, b Match) int {
 		return cmp.Or(cmp.Compare(a.Package, b.Package), cmp.Compare(a.Code, b.Code), cmp.Compare(a.Reason, b.Reason))
 	})
-	return d, nil
+	return d, s.settle(&d)
+}
+
+// isolate evaluates each deny rule set on its own, recording the ones
+// that fail in d.Errors.
+func (s *Snapshot) isolate(ctx context.Context, input ast.Value, d *Decision) error {
+	for i := range s.domains {
+		dom := &s.domains[i]
+		rs, err := dom.strict.Eval(ctx, rego.EvalParsedInput(input))
+		if err == nil && len(rs) == 1 {
+			if err := s.collect(d, i, rs[0].Bindings["deny"]); err != nil {
+				return err
+			}
+			continue
+		}
+		if ctx.Err() != nil {
+			return contextError(ctx)
+		}
+		if err == nil {
+			err = fmt.Errorf("query returned %d results, want 1", len(rs))
+		}
+		d.Errors = append(d.Errors, s.ruleError(dom, err))
+		var ignored []topdown.Error
+		rs, err = dom.lenient.Eval(ctx, rego.EvalParsedInput(input), rego.EvalBuiltinErrorList(&ignored))
+		switch {
+		case err == nil && len(rs) == 1:
+			if err := s.collect(d, i, rs[0].Bindings["deny"]); err != nil {
+				return err
+			}
+		case ctx.Err() != nil:
+			return contextError(ctx)
+		}
+	}
+	return nil
+}
+
+// collect adds the elements of domain i's deny set, v, to d.
+func (s *Snapshot) collect(d *Decision, i int, v any) error {
+	t, _ := v.(*ast.Term)
+	if t == nil {
+		return &EvalError{Err: fmt.Errorf("%s has no value", s.domains[i].rule)}
+	}
+	set, ok := t.Value.(ast.Set)
+	if !ok {
+		return &EvalError{Err: fmt.Errorf("%s is not a set", s.domains[i].rule)}
+	}
+	set.Foreach(func(el *ast.Term) {
+		d.Matches = append(d.Matches, newMatch(s.domains[i].pkg, el.Value))
+	})
+	return nil
+}
+
+// contextError is the error for an evaluation its context stopped.
+func contextError(ctx context.Context) error {
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return ErrTimeout
+	}
+	return fmt.Errorf("evaluation abandoned: %w", ctx.Err()) // the caller went away
 }
 
 // EvalError is a failure raised while evaluating the policy, such as a

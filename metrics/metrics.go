@@ -13,6 +13,7 @@ import (
 	"errors"
 	"net/http"
 	"strconv"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -56,6 +57,9 @@ type Metrics struct {
 	obsAccepted   prometheus.Counter
 	obsDropped    *prometheus.CounterVec
 	reloads       *prometheus.CounterVec
+	ruleErrors    *prometheus.CounterVec
+	shadowDenies  *prometheus.CounterVec
+	ruleLabels    labelBound
 
 	// Audit counters: what components report through AuditWriteFailure,
 	// plus what the tracked auditor counts itself.
@@ -109,6 +113,14 @@ func New() *Metrics {
 		Namespace: namespace, Name: "policy_reloads_total",
 		Help: "Policy activation attempts, the initial load included, by outcome: success or failure.",
 	}, []string{"outcome"})
+	m.ruleErrors = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Namespace: namespace, Name: "rule_errors_total",
+		Help: "Deny rule sets that failed to evaluate for an event, by rule (e.g. ahp.tool.before.team.deny).",
+	}, []string{"rule"})
+	m.shadowDenies = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Namespace: namespace, Name: "shadow_denies_total",
+		Help: "Denies of rules in shadow mode (would_deny, not answered), by rule: the deny code, else its package.",
+	}, []string{"rule"})
 	audit := func(pick func(AuditCounts) uint64) func() float64 {
 		return func() float64 {
 			var n uint64
@@ -120,7 +132,7 @@ func New() *Metrics {
 	}
 	m.reg.MustRegister(
 		m.decisions, m.latency, m.errors, m.httpResponses, m.overloaded,
-		m.obsAccepted, m.obsDropped, m.reloads,
+		m.obsAccepted, m.obsDropped, m.reloads, m.ruleErrors, m.shadowDenies,
 		prometheus.NewCounterFunc(prometheus.CounterOpts{
 			Namespace: namespace, Name: "audit_write_failures_total",
 			Help: "Audit records that could not be written.",
@@ -221,6 +233,53 @@ func (m *Metrics) Reload(outcome string) {
 		return
 	}
 	m.reloads.WithLabelValues(outcome).Inc()
+}
+
+// maxRuleLabels bounds the distinct rule label values: a policy can build
+// codes from input, and every label value is a time series.
+const maxRuleLabels = 200
+
+// OtherRule is the rule label once maxRuleLabels values are in use.
+const OtherRule = "other"
+
+// labelBound admits the first maxRuleLabels label values.
+type labelBound struct {
+	mu   sync.Mutex
+	seen map[string]bool
+}
+
+func (b *labelBound) admit(v string) string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.seen[v] {
+		return v
+	}
+	if len(b.seen) >= maxRuleLabels {
+		return OtherRule
+	}
+	if b.seen == nil {
+		b.seen = map[string]bool{}
+	}
+	b.seen[v] = true
+	return v
+}
+
+// RuleError records a deny rule set that failed for one event. It
+// implements engine.RuleCounter.
+func (m *Metrics) RuleError(rule string) {
+	if m == nil {
+		return
+	}
+	m.ruleErrors.WithLabelValues(m.ruleLabels.admit(rule)).Inc()
+}
+
+// ShadowDeny records a deny of a rule in shadow mode. It implements
+// engine.RuleCounter.
+func (m *Metrics) ShadowDeny(rule string) {
+	if m == nil {
+		return
+	}
+	m.shadowDenies.WithLabelValues(m.ruleLabels.admit(rule)).Inc()
 }
 
 // AuditWriteFailure records an audit record that could not be written.

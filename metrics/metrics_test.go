@@ -3,6 +3,7 @@ package metrics
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net/http/httptest"
 	"strings"
@@ -176,6 +177,8 @@ func TestNilMetricsIsSafe(t *testing.T) {
 	m.ObservationDropped("x")
 	m.Reload(ReloadSuccess)
 	m.AuditWriteFailure()
+	m.RuleError("r")
+	m.ShadowDeny("r")
 	m.TrackAudit(func() AuditCounts { return AuditCounts{} })
 	m.TrackPolicy(func() (string, time.Time, bool) { return "", time.Time{}, false })
 	if m.Registry() != nil {
@@ -189,4 +192,27 @@ func TestNilMetricsIsSafe(t *testing.T) {
 	if w.Code != 404 {
 		t.Errorf("nil metrics handler: %d, want 404", w.Code)
 	}
+}
+
+func TestRuleCounters(t *testing.T) {
+	m := New()
+	m.RuleError("ahp.tool.before.team.deny")
+	m.RuleError("ahp.tool.before.team.deny")
+	m.ShadowDeny("dev.ahp-opa.git.force-push")
+	wantLines(t, scrape(t, m),
+		`ahp_opa_rule_errors_total{rule="ahp.tool.before.team.deny"} 2`,
+		`ahp_opa_shadow_denies_total{rule="dev.ahp-opa.git.force-push"} 1`,
+	)
+}
+
+func TestRuleLabelsAreBounded(t *testing.T) {
+	m := New()
+	for i := range maxRuleLabels + 5 {
+		m.ShadowDeny(fmt.Sprintf("com.example.r%d", i))
+	}
+	text := scrape(t, m)
+	if n := strings.Count(text, "ahp_opa_shadow_denies_total{"); n != maxRuleLabels+1 {
+		t.Errorf("%d series, want %d and %q", n, maxRuleLabels+1, OtherRule)
+	}
+	wantLines(t, text, `ahp_opa_shadow_denies_total{rule="other"} 5`)
 }

@@ -42,6 +42,11 @@ type Config struct {
 	Hook          HookConfig     `koanf:"hook"`
 	HTTPConfig    `koanf:",squash"`
 	PolicySources `koanf:",squash"`
+
+	// OnRuleError is what a deny rule that fails means: deny, ignore or error.
+	OnRuleError string `koanf:"on_rule_error"`
+	// Shadow lists deny codes and packages evaluated but never answered.
+	Shadow []string `koanf:"shadow"`
 }
 
 // flagKeys maps flags whose configuration key is not their snake-case
@@ -60,6 +65,7 @@ func defaultConfig() Config {
 		EvalTimeout:     engine.DefaultEvalTimeout,
 		MaxMessageBytes: transport.DefaultMaxMessageBytes,
 		Concurrency:     2,
+		OnRuleError:     string(engine.RuleErrorDeny),
 		HTTPConfig:      defaultHTTPConfig(),
 		PolicySources:   defaultPolicySources(),
 		Hook:            defaultHookConfig(),
@@ -133,6 +139,9 @@ func (c Config) validate() error {
 	}
 	if err := c.Hook.validate(); err != nil {
 		return err
+	}
+	if _, err := engine.ParseOnRuleError(c.OnRuleError); err != nil {
+		return fmt.Errorf("configuration: %w", err)
 	}
 	if err := c.PolicySources.validate(); err != nil {
 		return err

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ahp-opa/ahp-opa/audit"
 	"github.com/ahp-opa/ahp-opa/transport"
 )
 
@@ -48,7 +49,7 @@ Exit status: 0 for a result (no objection or deny), 1 for an error response.`,
 			if printInput {
 				return printPolicyInput(cmd.OutOrStdout(), data)
 			}
-			eng, rl, err := startEngine(cmd.Context(), cfg, log, false, true, nil, nil)
+			eng, rl, err := startEngine(cmd.Context(), cfg, log, false, true, nil, nil, nil)
 			if err != nil {
 				return err
 			}
@@ -57,7 +58,13 @@ Exit status: 0 for a result (no objection or deny), 1 for an error response.`,
 			if err != nil {
 				return err
 			}
-			srv := &transport.Server{Interceptor: eng, Logger: log}
+			// The auditor (with no log) masks secrets in reasons, as serve does.
+			aud, err := audit.New(cfg.Audit, nil, nil, log)
+			if err != nil {
+				return err
+			}
+			defer aud.Close()
+			srv := &transport.Server{Interceptor: aud.Interceptor(eng), Logger: log}
 			resp := srv.Handle(cmd.Context(), msg)
 			if resp == nil {
 				return fmt.Errorf("%s is a notification: it gets no response", args[0])

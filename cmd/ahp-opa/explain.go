@@ -1,16 +1,19 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/spf13/pflag"
 
 	"github.com/ahp-opa/ahp-opa/engine"
+	"github.com/ahp-opa/ahp-opa/redact"
 	"github.com/ahp-opa/ahp-opa/transport"
 )
 
@@ -49,8 +52,18 @@ func printPolicyInput(w io.Writer, data []byte) error {
 }
 
 // explainDecision prints the decision rules that fired for the event in
-// data, with their location.
+// data, with their location. Rule values, reasons and error messages can
+// quote the input, so the text is masked before it is printed.
 func explainDecision(ctx context.Context, w io.Writer, eng *engine.Engine, data []byte) error {
+	var buf bytes.Buffer
+	err := writeExplanation(ctx, &buf, eng, data)
+	if _, werr := io.WriteString(w, redact.Default().String(buf.String())); err == nil {
+		err = werr
+	}
+	return err
+}
+
+func writeExplanation(ctx context.Context, w io.Writer, eng *engine.Engine, data []byte) error {
 	event, err := eventOf(data)
 	if err != nil {
 		return err
@@ -72,6 +85,16 @@ func explainDecision(ctx context.Context, w io.Writer, eng *engine.Engine, data 
 		verdict = fmt.Sprintf("deny (%d rule(s) matched; the first speaks)", len(d.Matches))
 	}
 	fmt.Fprintf(w, "decision: %s, policy revision %s\n", verdict, d.Revision)
+	for _, e := range d.Errors {
+		note := ""
+		if e.Shadow {
+			note = " [shadow: does not change the answer]"
+		}
+		fmt.Fprintf(w, "rule error: %s in %s: %s%s\n", e.Where(), e.Rule, e.Message, note)
+	}
+	for _, m := range d.Shadowed {
+		fmt.Fprintf(w, "would deny (shadow): %s: %s\n", strings.TrimSpace(m.Package+" "+m.Code), m.Reason)
+	}
 	if len(fired) == 0 {
 		fmt.Fprintln(w, "no decision rule fired")
 		return nil
@@ -85,6 +108,12 @@ func explainDecision(ctx context.Context, w io.Writer, eng *engine.Engine, data 
 		note := ""
 		if f.Suppressed {
 			note = " [suppressed by data.ahp_opa.config]"
+		}
+		if f.Shadowed {
+			note = " [shadow: would deny, not answered]"
+		}
+		if f.Shadowed {
+			note = " [shadow: would deny, not answered]"
 		}
 		fmt.Fprintf(w, "  %s: %s %s%s\n", f.Location, f.Rule, what, note)
 		if f.Title != "" {

@@ -177,7 +177,7 @@ func (d *localDecider) start(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("configuration: audit.redact: %v (fix the configuration)", err)
 	}
-	eng, rl, err := startEngine(ctx, d.cfg, d.log, false, true, nil, nil)
+	eng, rl, err := startEngine(ctx, d.cfg, d.log, false, true, nil, nil, nil)
 	if err != nil {
 		return policyError(d.cfg, err)
 	}

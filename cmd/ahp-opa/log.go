@@ -8,12 +8,24 @@ import (
 	"strings"
 
 	"github.com/lmittmann/tint"
+
+	"github.com/ahp-opa/ahp-opa/redact"
 )
 
 // newLogger writes to w, which is always stderr in the binary: stdout
 // belongs to the protocol (B-STDIO-2). Format "auto" picks tint's coloured
 // text on a terminal and JSON elsewhere, where a machine reads the logs.
+// Every record passes the redactor first, at every level: some of what is
+// logged (OPA errors, library messages) quotes the input verbatim.
 func newLogger(w io.Writer, level, format string) (*slog.Logger, error) {
+	h, err := newLogHandler(w, level, format)
+	if err != nil {
+		return nil, err
+	}
+	return slog.New(redact.Handler(h, redact.Default())), nil
+}
+
+func newLogHandler(w io.Writer, level, format string) (slog.Handler, error) {
 	var lvl slog.Level
 	if err := lvl.UnmarshalText([]byte(level)); err != nil {
 		return nil, fmt.Errorf("configuration: log_level %q: want debug, info, warn or error", level)
@@ -22,13 +34,13 @@ func newLogger(w io.Writer, level, format string) (*slog.Logger, error) {
 	switch strings.ToLower(format) {
 	case "auto":
 		if isTerminal(w) {
-			return slog.New(tint.NewHandler(w, &tint.Options{Level: lvl})), nil
+			return tint.NewHandler(w, &tint.Options{Level: lvl}), nil
 		}
-		return slog.New(slog.NewJSONHandler(w, opts)), nil
+		return slog.NewJSONHandler(w, opts), nil
 	case "text":
-		return slog.New(tint.NewHandler(w, &tint.Options{Level: lvl, NoColor: !isTerminal(w)})), nil
+		return tint.NewHandler(w, &tint.Options{Level: lvl, NoColor: !isTerminal(w)}), nil
 	case "json":
-		return slog.New(slog.NewJSONHandler(w, opts)), nil
+		return slog.NewJSONHandler(w, opts), nil
 	}
 	return nil, fmt.Errorf("configuration: log_format %q: want auto, text or json", format)
 }

@@ -113,12 +113,13 @@ const bundleWait = 30 * time.Second
 // library when there is nothing else or with with_builtin. With watch the
 // reloader keeps the policy up to date until ctx ends or it is stopped;
 // onReload, if set, sees every reload attempt; facts, if set, supplies
-// input.ahp.session.
+// input.ahp.session; counter, if set, counts rule errors and shadowed
+// denies.
 //
 // Without remote bundles a policy that does not load is an error. With
 // them, the engine answers backend_unavailable until the first bundle
 // activates, unless wait is set: then startEngine waits for it.
-func startEngine(ctx context.Context, cfg Config, log *slog.Logger, watch, wait bool, onReload func(bundles.Event), facts engine.SessionFacts) (*engine.Engine, *bundles.Reloader, error) {
+func startEngine(ctx context.Context, cfg Config, log *slog.Logger, watch, wait bool, onReload func(bundles.Event), facts engine.SessionFacts, counter engine.RuleCounter) (*engine.Engine, *bundles.Reloader, error) {
 	opa, err := cfg.PolicySources.opaConfig()
 	if err != nil {
 		return nil, nil, err
@@ -132,7 +133,10 @@ func startEngine(ctx context.Context, cfg Config, log *slog.Logger, watch, wait 
 		prepare = func(p *bundles.Policy) (*bundles.Policy, error) { return bundles.WithLibraryConfig(p, cfg.Library) }
 	}
 	caps := engine.DefaultCapabilities()
-	eng := engine.New(engine.Options{EvalTimeout: cfg.EvalTimeout, Capabilities: caps, Logger: log, Facts: facts})
+	eng := engine.New(engine.Options{
+		EvalTimeout: cfg.EvalTimeout, Capabilities: caps, Logger: log, Facts: facts,
+		OnRuleError: engine.OnRuleError(cfg.OnRuleError), Shadow: cfg.Shadow, Counter: counter,
+	})
 	rl, err := bundles.NewReloader(eng, bundles.Options{
 		Paths:          cfg.Policy,
 		Builtin:        cfg.WithBuiltin || len(cfg.Policy) == 0 && len(cfg.Bundles) == 0,

@@ -129,7 +129,7 @@ func TestReloadStartEngine(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			c.cfg.EvalTimeout = time.Second
 			var events []bundles.Event
-			eng, rl, err := startEngine(context.Background(), c.cfg, log, false, true, func(ev bundles.Event) { events = append(events, ev) }, nil)
+			eng, rl, err := startEngine(context.Background(), c.cfg, log, false, true, func(ev bundles.Event) { events = append(events, ev) }, nil, nil)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -59,7 +59,7 @@ decides.`,
 			met := metrics.New()
 			// One store: the auditor writes session facts, the engine reads them.
 			facts := audit.NewFacts(cfg.Audit.SessionTTL)
-			eng, rl, err := startEngine(ctx, cfg, log, true, false, reloadMetrics(met), facts)
+			eng, rl, err := startEngine(ctx, cfg, log, true, false, reloadMetrics(met), facts, met)
 			if err != nil {
 				return err
 			}
@@ -167,6 +167,8 @@ func addEngineFlags(fs *pflag.FlagSet) {
 	fs.String("log-level", "info", "debug, info, warn or error")
 	fs.String("log-format", "auto", "auto (text on a terminal, JSON otherwise), text or json")
 	fs.Duration("eval-timeout", engine.DefaultEvalTimeout, "deadline for one policy evaluation")
+	fs.String("on-rule-error", string(engine.RuleErrorDeny), "what a deny rule that fails to evaluate means: deny (the event, naming the rule), ignore (the rule) or error (-32004)")
+	fs.StringSlice("shadow", nil, "deny code or package to evaluate without answering (would_deny in audit, logs, metrics), repeatable")
 	addPolicySourceFlags(fs)
 }
 

@@ -1,4 +1,4 @@
-package audit
+package redact
 
 import (
 	"strings"
@@ -6,7 +6,7 @@ import (
 )
 
 func TestRedactString(t *testing.T) {
-	r, err := NewRedactor(RedactConfig{Patterns: []string{`corp-[0-9]{6}`}})
+	r, err := New(Config{Patterns: []string{`corp-[0-9]{6}`}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,7 +55,7 @@ func TestRedactString(t *testing.T) {
 }
 
 func TestRedactValue(t *testing.T) {
-	r, err := NewRedactor(RedactConfig{Mask: []string{"tool.input.content"}, Drop: []string{"native"}})
+	r, err := New(Config{Mask: []string{"tool.input.content"}, Drop: []string{"native"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,7 +82,7 @@ func TestRedactValue(t *testing.T) {
 }
 
 func TestRedactBadPattern(t *testing.T) {
-	if _, err := NewRedactor(RedactConfig{Patterns: []string{"("}}); err == nil || !strings.Contains(err.Error(), `"("`) {
+	if _, err := New(Config{Patterns: []string{"("}}); err == nil || !strings.Contains(err.Error(), `"("`) {
 		t.Errorf("bad pattern: %v", err)
 	}
 }
