@@ -86,7 +86,7 @@ func (r *Reloader) downloaded(name string, u download.Update) error {
 		return nil // 304 Not Modified
 	}
 	start := time.Now()
-	p, err := fromBundle(name, u.Bundle, nil, r.opts.VerifyTests)
+	p, err := fromBundle(name, u.Bundle, nil, r.opts.VerifyTests, r.opts.Limits)
 	if err != nil {
 		r.record(Event{Outcome: Failed, Source: source, Revision: u.Bundle.Manifest.Revision,
 			Duration: time.Since(start), Err: err})
