@@ -68,6 +68,9 @@ func loadConfig(fs *pflag.FlagSet, configPath string, environ func() []string) (
 	k := koanf.New(".")
 	if configPath != "" {
 		if err := k.Load(configFile(configPath), yaml.Parser()); err != nil {
+			if _, ok := errors.AsType[*pathread.Error](err); ok {
+				return Config{}, fmt.Errorf("config file %w", err) // it names the path
+			}
 			return Config{}, fmt.Errorf("config file %s: %w", configPath, err)
 		}
 	}
