@@ -1,8 +1,12 @@
 package transport
 
 import (
+	"encoding/json"
 	"regexp"
+	"strconv"
 	"time"
+
+	"github.com/open-policy-agent/opa/v1/ast"
 )
 
 // reverseDNS is the pattern AHP uses for effect codes and extension keys.
@@ -62,6 +66,9 @@ func parseInterceptParams(id ID, params any) (*InterceptRequest, *Error) {
 	event, reason := parseToolEvent(ev)
 	if reason != "" {
 		return nil, InvalidParams(reason)
+	}
+	if field := numberOutOfRange(ev, "event"); field != "" {
+		return nil, InvalidParams(field + " is a number out of the range a policy can evaluate")
 	}
 	for _, f := range fieldsAbsentBefore {
 		if _, ok := ev[f]; ok {
@@ -162,4 +169,53 @@ func parseToolEvent(ev map[string]any) (Event, string) {
 func nonEmpty(m map[string]any, key string) (string, bool) {
 	s, ok := m[key].(string)
 	return s, ok && s != ""
+}
+
+// numberOutOfRange returns the path of the first number in v that policy
+// evaluation cannot take (1e999999: OPA refuses exponents that make
+// arithmetic cost explode), or "". Checked here so that the harness hears
+// which field is wrong (-32602) instead of an internal error.
+func numberOutOfRange(v any, path string) string {
+	if !hasBadNumber(v) {
+		return ""
+	}
+	switch v := v.(type) {
+	case map[string]any:
+		first := ""
+		for k, x := range v {
+			// The first key in sorted order, so that the answer is stable.
+			if (first == "" || k < first) && hasBadNumber(x) {
+				first = k
+			}
+		}
+		return numberOutOfRange(v[first], path+"."+first)
+	case []any:
+		for i, x := range v {
+			if hasBadNumber(x) {
+				return numberOutOfRange(x, path+"["+strconv.Itoa(i)+"]")
+			}
+		}
+	}
+	return path
+}
+
+func hasBadNumber(v any) bool {
+	switch v := v.(type) {
+	case json.Number:
+		_, err := ast.NumberChecked(string(v))
+		return err != nil
+	case map[string]any:
+		for _, x := range v {
+			if hasBadNumber(x) {
+				return true
+			}
+		}
+	case []any:
+		for _, x := range v {
+			if hasBadNumber(x) {
+				return true
+			}
+		}
+	}
+	return false
 }
