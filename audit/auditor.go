@@ -125,6 +125,9 @@ type Auditor struct {
 	lastFailureNote time.Time
 	// The last write failure, for health; nil while writes succeed.
 	health atomic.Pointer[writeProblem]
+	// Owned by the worker: session-fact evictions already logged.
+	factsReported FactsStats
+	lastFactsNote time.Time
 }
 
 type writeProblem struct {
@@ -545,6 +548,22 @@ func (a *Auditor) sweep(now time.Time) {
 	a.cache.expire(now, nil)
 	a.mu.Unlock()
 	a.facts.expire(now)
+	a.noteFactsEvictions(now)
+}
+
+// noteFactsEvictions logs, at most once per failureReportEvery, what the
+// session-fact bounds pushed out since the last note: policies reading
+// input.ahp.session then see less than happened.
+func (a *Auditor) noteFactsEvictions(now time.Time) {
+	st := a.facts.Stats()
+	if st == a.factsReported || !a.lastFactsNote.IsZero() && now.Sub(a.lastFactsNote) < failureReportEvery {
+		return
+	}
+	a.log.Warn("session facts pushed out by their bounds",
+		"sessions_evicted", st.SessionsEvicted-a.factsReported.SessionsEvicted,
+		"items_evicted", st.ItemsEvicted-a.factsReported.ItemsEvicted,
+		"max_sessions", maxSessions, "max_items", maxFactItems)
+	a.factsReported, a.lastFactsNote = st, now
 }
 
 // fingerprint hashes an event's content, so that a retry (same ids, same

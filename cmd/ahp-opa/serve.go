@@ -91,8 +91,9 @@ decides.`,
 				}
 			}()
 			met.TrackAudit(func() metrics.AuditCounts {
-				st := aud.Stats()
-				return metrics.AuditCounts{WriteFailures: st.WriteFailures, Dropped: st.Dropped, Retries: st.Retries}
+				st, fs := aud.Stats(), facts.Stats()
+				return metrics.AuditCounts{WriteFailures: st.WriteFailures, Dropped: st.Dropped, Retries: st.Retries,
+					SessionsEvicted: fs.SessionsEvicted, FactItemsEvicted: fs.ItemsEvicted}
 			})
 			srv := &transport.Server{
 				Interceptor: metrics.Interceptor(aud.Interceptor(eng), met),
