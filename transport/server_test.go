@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/open-policy-agent/opa/v1/ast"
 )
 
 // fakeInterceptor denies tool "Danger", fails on "Boom", panics on
@@ -277,4 +279,18 @@ func encode(t *testing.T, resp *Response) string {
 		t.Fatalf("encoded response holds a line break (B-STDIO-1): %q", b)
 	}
 	return string(b)
+}
+
+// TestEvaluableNumberMatchesOPA: the transport's bound on numbers is the
+// one the policy engine applies, so what passes validation converts.
+func TestEvaluableNumberMatchesOPA(t *testing.T) {
+	for _, s := range []string{
+		"0", "-1", "1.5", "9007199254740993", "1e400", "1e25000", "1e30102", "1e30103", "1e40000",
+		"1E-40000", "-2.5e-999999", "1e999999", "0e999999", "0.0000001e30110", "123456789e30100",
+	} {
+		_, err := ast.NumberChecked(s)
+		if got, want := evaluableNumber(s), err == nil; got != want {
+			t.Errorf("evaluableNumber(%s) = %v, OPA accepts: %v", s, got, want)
+		}
+	}
 }
