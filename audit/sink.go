@@ -12,7 +12,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/ahp-opa/ahp-opa/internal/pathread"
@@ -104,7 +103,7 @@ func (f *File) open() error {
 	}
 	// O_NONBLOCK: a FIFO swapped in since the check fails to open instead
 	// of blocking; the descriptor must then be the file just checked.
-	fd, err = os.OpenFile(f.path, os.O_WRONLY|os.O_APPEND|syscall.O_NONBLOCK, 0)
+	fd, err = pathread.OpenAppend(f.path)
 	if err != nil {
 		return fmt.Errorf("audit log %s: %w", f.path, err)
 	}
