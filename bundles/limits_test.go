@@ -243,3 +243,34 @@ func TestReloadOverLimitKeepsLastGood(t *testing.T) {
 		t.Errorf("revision %s, want %s kept", st.Revision, good)
 	}
 }
+
+// TestRemoteBundleOverLimit: a downloaded bundle is held to the limits
+// too: a file over max_file_bytes fails the download (OPA's reader stops
+// at the cap), a Rego file over max_rego_bytes fails before compiling,
+// and the last good bundle keeps deciding.
+func TestRemoteBundleOverLimit(t *testing.T) {
+	bs := newBundleServer(t)
+	bs.publish(t, bundleSpec{revision: "r1", files: map[string]string{"r.rego": rule("r", "R", "r1")}})
+	s := newStand(t, bundles.Options{OPA: remoteConfig(t, bs, ""),
+		Limits: bundles.Limits{MaxFileBytes: 8 << 10, MaxRegoBytes: 4 << 10}})
+	s.waitReasons("R", "r1")
+
+	bs.publish(t, bundleSpec{revision: "r2", files: map[string]string{"r.rego": rule("r", "R", "r2")},
+		data: map[string]any{"blob": strings.Repeat("z", 9<<10)}})
+	ev := s.waitMatch("a download over max_file_bytes", func(ev bundles.Event) bool {
+		return ev.Err != nil && strings.Contains(ev.Err.Error(), "exceeds configured size_limit_bytes (8192 bytes)")
+	})
+	if !errors.Is(ev.Err, bundles.ErrDownload) {
+		t.Errorf("error %v, want a download error", ev.Err)
+	}
+
+	bs.publish(t, bundleSpec{revision: "r3", files: map[string]string{"r.rego": rule("r", "R", "r3") + "# " + strings.Repeat("y", 5<<10) + "\n"}})
+	ev = s.waitMatch("refusal of r3", func(ev bundles.Event) bool { return ev.Revision == "r3" })
+	if want := "policy over the size limits: authz:/r.rego: Rego file of"; ev.Outcome != bundles.Failed || !strings.Contains(ev.Err.Error(), want) ||
+		!strings.Contains(ev.Err.Error(), "(policy_limits.max_rego_bytes)") {
+		t.Errorf("r3: %s %v, want a failure starting %q", ev.Outcome, ev.Err, want)
+	}
+	if got := s.reasons("R"); !equalStrings(got, []string{"r1"}) {
+		t.Errorf("after refused releases: %q, want r1", got)
+	}
+}
