@@ -3,6 +3,7 @@ package audit
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"hash/maphash"
 	"log/slog"
 	"slices"
@@ -30,6 +31,11 @@ type Config struct {
 	OutcomeTimeout time.Duration `koanf:"outcome_timeout"`
 	// SessionTTL evicts facts of sessions with no activity; default 24h.
 	SessionTTL time.Duration `koanf:"session_ttl"`
+	// Required answers a decision whose record cannot be written with a
+	// backend_unavailable error instead of the decision. Off by default:
+	// a broken audit sink is reported (log, metrics, /healthz) and the
+	// decisions go on.
+	Required bool `koanf:"required"`
 	// Classify maps a tool to its family and what it touches; nil records
 	// the harness's tool.kind as the family and nothing else.
 	Classify Classifier `koanf:"-"`
@@ -111,7 +117,26 @@ type Auditor struct {
 		decisions, observations, retries, dropped, invalid atomic.Uint64
 		duplicates, anomalies, noOutcome, writeFailures    atomic.Uint64
 	}
+
+	// Owned by the worker goroutine: write failures reported at most once
+	// per failureReportEvery, with the count since the last report.
+	failing         bool
+	unreported      uint64
+	lastFailureNote time.Time
+	// The last write failure, for health; nil while writes succeed.
+	health atomic.Pointer[writeProblem]
+	// Owned by the worker: session-fact evictions already logged.
+	factsReported FactsStats
+	lastFactsNote time.Time
 }
+
+type writeProblem struct {
+	since time.Time
+	err   string
+}
+
+// failureReportEvery rate-limits the log lines of a failing audit sink.
+const failureReportEvery = 10 * time.Second
 
 type eventKey struct{ source, id string }
 
@@ -136,6 +161,7 @@ type item struct {
 	obs     *transport.Observation
 	sweepAt time.Time     // sweep as of this time (tests drive the clock)
 	flush   chan struct{} // closed once the item is processed
+	written chan error    // audit.required: the result of writing rec
 }
 
 // New starts an auditor writing to out (which may be nil). Close stops it.
@@ -252,9 +278,6 @@ func (i *interceptor) Intercept(ctx context.Context, req *transport.InterceptReq
 		for j := range v.Result.Effects {
 			v.Result.Effects[j].Reason = a.redact.String(v.Result.Effects[j].Reason)
 		}
-		a.mu.Lock()
-		a.cache.put(key, cachedResult{fingerprint: fp, result: v.Result}, now)
-		a.mu.Unlock()
 	}
 	rec := a.decisionRecord(req, v, now)
 	call := a.cfg.Classify(req.Event.Object, v.Input)
@@ -265,11 +288,48 @@ func (i *interceptor) Intercept(ctx context.Context, req *transport.InterceptReq
 	if req.Event.CallID != "" && rec.Decision != DecisionError {
 		p = &pendingDecision{eventID: req.Event.ID, decision: rec.Decision, tool: rec.Tool}
 	}
-	a.enqueue(item{rec: rec, pending: p})
+	if a.cfg.Required {
+		if err := a.writeRequired(ctx, item{rec: rec, pending: p}); err != nil {
+			return nil, err
+		}
+	} else {
+		a.enqueue(item{rec: rec, pending: p})
+	}
+	if v.Result != nil {
+		// Cached once recorded: a retry must not replay an answer whose
+		// record was refused.
+		a.mu.Lock()
+		a.cache.put(key, cachedResult{fingerprint: fp, result: v.Result}, now)
+		a.mu.Unlock()
+	}
 	if v.Err != nil {
 		return nil, v.Err
 	}
 	return v.Result, nil
+}
+
+// writeRequired hands a decision record to the worker and waits until it
+// is written: with audit.required, no answer leaves without its record.
+func (a *Auditor) writeRequired(ctx context.Context, it item) *transport.Error {
+	it.written = make(chan error, 1)
+	refuse := func(why string) *transport.Error {
+		return transport.Unavailable("the audit record of this decision " + why + ", and audit.required is set")
+	}
+	select {
+	case a.queue <- it:
+	default:
+		a.stats.dropped.Add(1)
+		return refuse("was dropped (the audit queue is full)")
+	}
+	select {
+	case err := <-it.written:
+		if err != nil {
+			return refuse("could not be written")
+		}
+		return nil
+	case <-ctx.Done():
+		return refuse("was not written before the request ended")
+	}
 }
 
 func (a *Auditor) decisionRecord(req *transport.InterceptRequest, v engine.Verdict, now time.Time) *Record {
@@ -364,21 +424,60 @@ func (a *Auditor) process(it item) {
 			k := callKey{it.rec.Source, it.rec.SessionID, it.rec.CallID}
 			a.pending.put(k, *it.pending, it.rec.Time)
 		}
-		a.write(it.rec)
+		err := a.write(it.rec)
+		if it.written != nil {
+			it.written <- err
+		}
 	}
 }
 
-func (a *Auditor) write(r *Record) {
+func (a *Auditor) write(r *Record) error {
 	if a.ship != nil {
 		a.ship.Add(r)
 	}
 	if a.out == nil {
+		return nil
+	}
+	err := a.out.Write(r)
+	a.noteWrite(err)
+	return err
+}
+
+// noteWrite keeps health and the failure count, and reports a failing
+// sink on the log without flooding it: the first failure at once, then at
+// most once per failureReportEvery with the count, and the recovery.
+func (a *Auditor) noteWrite(err error) {
+	now := a.now()
+	if err == nil {
+		if a.failing {
+			a.failing = false
+			a.health.Store(nil)
+			a.log.Info("audit log writable again", "lost_since_last_report", a.unreported)
+			a.unreported = 0
+		}
 		return
 	}
-	if err := a.out.Write(r); err != nil {
-		a.stats.writeFailures.Add(1)
-		a.log.Error("audit record lost", "kind", r.Kind, "event", r.EventID, "err", err)
+	a.stats.writeFailures.Add(1)
+	if !a.failing {
+		a.failing = true
+		a.health.Store(&writeProblem{since: now, err: err.Error()})
 	}
+	a.unreported++
+	if a.lastFailureNote.IsZero() || now.Sub(a.lastFailureNote) >= failureReportEvery {
+		a.log.Error("audit records are being lost", "lost", a.unreported, "total_lost", a.stats.writeFailures.Load(), "err", err)
+		a.lastFailureNote, a.unreported = now, 0
+	}
+}
+
+// Health describes a failing audit sink, or returns "" when records are
+// being written. fatal is set when audit.required makes the failure stop
+// decisions.
+func (a *Auditor) Health() (problem string, fatal bool) {
+	p := a.health.Load()
+	if p == nil {
+		return "", false
+	}
+	return fmt.Sprintf("audit log failing since %s: %s", p.since.UTC().Format(time.RFC3339), p.err), a.cfg.Required
 }
 
 func (a *Auditor) observe(ob *transport.Observation) {
@@ -467,6 +566,22 @@ func (a *Auditor) sweep(now time.Time) {
 	a.cache.expire(now, nil)
 	a.mu.Unlock()
 	a.facts.expire(now)
+	a.noteFactsEvictions(now)
+}
+
+// noteFactsEvictions logs, at most once per failureReportEvery, what the
+// session-fact bounds pushed out since the last note: policies reading
+// input.ahp.session then see less than happened.
+func (a *Auditor) noteFactsEvictions(now time.Time) {
+	st := a.facts.Stats()
+	if st == a.factsReported || !a.lastFactsNote.IsZero() && now.Sub(a.lastFactsNote) < failureReportEvery {
+		return
+	}
+	a.log.Warn("session facts pushed out by their bounds",
+		"sessions_evicted", st.SessionsEvicted-a.factsReported.SessionsEvicted,
+		"items_evicted", st.ItemsEvicted-a.factsReported.ItemsEvicted,
+		"max_sessions", maxSessions, "max_items", maxFactItems)
+	a.factsReported, a.lastFactsNote = st, now
 }
 
 // fingerprint hashes an event's content, so that a retry (same ids, same

@@ -2,6 +2,7 @@ package audit
 
 import (
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -17,19 +18,38 @@ type Call = engine.CallFacts
 // evaluated it, the policy input it built (nil otherwise).
 type Classifier func(event map[string]any, input ast.Value) Call
 
-// Bounds per session: facts are a summary, not a history.
+// Bounds per session: facts are a summary, not a history. Whatever the
+// traffic, the store holds at most maxSessions × (4 lists × maxFactItems
+// entries of at most maxFactItemBytes + maxFamilies counters + maxCountedCalls
+// ids). What a bound pushes out is counted (FactsStats) and logged.
 const (
-	maxSessions     = 10_000
-	maxFactItems    = 64 // files_read, hosts_fetched, secret_paths, recent
-	maxCountedCalls = 1024
+	maxSessions      = 10_000
+	maxFactItems     = 64   // files_read, hosts_fetched, secret_paths, recent
+	maxFactItemBytes = 4096 // one path or host; longer ones are cut
+	maxFamilies      = 64   // calls by family; more go to "other"
+	maxCountedCalls  = 1024
 )
+
+// FactsStats counts what the bounds pushed out; monotonic.
+type FactsStats struct {
+	SessionsEvicted uint64 // live sessions dropped because maxSessions were tracked
+	ItemsEvicted    uint64 // list entries, family counters and call ids dropped or merged
+}
 
 // Facts keeps per-session facts built from decisions and observations and
 // serves them to policies as input.ahp.session. Facts live in one process:
 // a fleet must route a session to one replica.
 type Facts struct {
-	mu       sync.Mutex
-	sessions *window[sessionKey, *session]
+	mu           sync.Mutex
+	sessions     *window[sessionKey, *session]
+	itemsEvicted uint64
+}
+
+// Stats returns what the bounds pushed out so far.
+func (f *Facts) Stats() FactsStats {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return FactsStats{SessionsEvicted: f.sessions.evicted, ItemsEvicted: f.itemsEvicted}
 }
 
 type sessionKey struct{ source, id string }
@@ -98,7 +118,7 @@ func (f *Facts) observeDecision(source, sessionID, callID, decision string, c Ca
 		s.denied++
 		return
 	}
-	s.count(callID, c, now)
+	f.itemsEvicted += s.count(callID, c, now)
 }
 
 func (f *Facts) observeExecuted(source, sessionID, callID string, c Call, now time.Time) {
@@ -107,15 +127,15 @@ func (f *Facts) observeExecuted(source, sessionID, callID string, c Call, now ti
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.touch(source, sessionID, now).count(callID, c, now)
+	f.itemsEvicted += f.touch(source, sessionID, now).count(callID, c, now)
 }
 
 // count adds a call once, whether its decision or its tool.after (or
-// both) report it.
-func (s *session) count(callID string, c Call, now time.Time) {
+// both) report it. It returns how many entries the bounds pushed out.
+func (s *session) count(callID string, c Call, now time.Time) (evicted uint64) {
 	if callID != "" {
 		if _, seen := s.counted[callID]; seen {
-			return
+			return 0
 		}
 		if len(s.order) >= maxCountedCalls { // forget the older half at once
 			half := maxCountedCalls / 2
@@ -123,6 +143,7 @@ func (s *session) count(callID string, c Call, now time.Time) {
 				delete(s.counted, id)
 			}
 			s.order = slices.Clone(s.order[half:])
+			evicted += uint64(half)
 		}
 		s.counted[callID] = struct{}{}
 		s.order = append(s.order, callID)
@@ -131,38 +152,55 @@ func (s *session) count(callID string, c Call, now time.Time) {
 	if family == "" {
 		family = "other"
 	}
+	if _, known := s.calls[family]; !known && len(s.calls) >= maxFamilies {
+		family = "other" // a classifier with open-ended families
+		evicted++
+	}
 	s.calls[family]++
-	s.recent = appendBounded(s.recent, maxFactItems, ast.ObjectTerm(
+	var n uint64
+	s.recent, n = appendBounded(s.recent, maxFactItems, ast.ObjectTerm(
 		ast.Item(ast.InternedTerm("family"), ast.StringTerm(family)),
 		ast.Item(ast.InternedTerm("time_ns"), ast.IntNumberTerm(int(now.UnixNano()))),
 	))
+	evicted += n
 	for _, p := range c.Reads {
-		s.reads = addString(s.reads, p)
+		s.reads, n = addString(s.reads, p)
+		evicted += n
 		if c.Secret {
-			s.secrets = addString(s.secrets, p)
+			s.secrets, n = addString(s.secrets, p)
+			evicted += n
 		}
 	}
 	for _, h := range c.Hosts {
-		s.hosts = addString(s.hosts, h)
+		s.hosts, n = addString(s.hosts, h)
+		evicted += n
 	}
+	return evicted
 }
 
-// addString appends v to a bounded list of string terms unless it is there.
-func addString(list []*ast.Term, v string) []*ast.Term {
+// addString appends v to a bounded list of string terms unless it is
+// there; a value longer than maxFactItemBytes is cut, marked with "…".
+func addString(list []*ast.Term, v string) ([]*ast.Term, uint64) {
+	if len(v) > maxFactItemBytes {
+		v = strings.ToValidUTF8(v[:maxFactItemBytes-len("…")], "") + "…"
+	}
 	t := ast.StringTerm(v)
 	if slices.ContainsFunc(list, t.Equal) {
-		return list
+		return list, 0
 	}
 	return appendBounded(list, maxFactItems, t)
 }
 
-// appendBounded appends v, dropping the oldest entries past max. It never
-// writes into the array it was given: values built from it may be in use.
-func appendBounded[T any](s []T, max int, v T) []T {
+// appendBounded appends v, dropping the oldest entries past max, and
+// says how many it dropped. It never writes into the array it was given:
+// values built from it may be in use.
+func appendBounded[T any](s []T, max int, v T) ([]T, uint64) {
+	var dropped uint64
 	if len(s) >= max {
+		dropped = uint64(len(s) - max + 1)
 		s = slices.Clone(s[len(s)-max+1:])
 	}
-	return append(s, v)
+	return append(s, v), dropped
 }
 
 // end forgets a session at session.end.

@@ -11,6 +11,8 @@ type window[K comparable, V any] struct {
 	max   int
 	items map[K]windowItem[V]
 	order []windowKey[K] // insertion order; may hold stale keys
+	// evicted counts live entries dropped because the window was full.
+	evicted uint64
 }
 
 type windowItem[V any] struct {
@@ -58,6 +60,9 @@ func (w *window[K, V]) expire(now time.Time, gone func(K, V)) {
 		}
 		if now.Sub(it.added) <= w.ttl && len(w.items) <= w.max {
 			break
+		}
+		if now.Sub(it.added) <= w.ttl {
+			w.evicted++
 		}
 		delete(w.items, o.k)
 		if gone != nil {

@@ -57,7 +57,7 @@ const BuiltinRevisionPrefix = "builtin-"
 
 // Builtin returns the Rego library embedded in the binary.
 func Builtin() (*Policy, error) {
-	p, err := load(loader.NewFileLoader().WithFS(rego.FS), []string{"."}, false)
+	p, err := load(loader.NewFileLoader().WithFS(rego.FS), []string{"."}, false, Limits{}.WithDefaults())
 	if err != nil {
 		return nil, fmt.Errorf("built-in library: %w", err)
 	}
@@ -178,6 +178,8 @@ type LoadOptions struct {
 	// Verification checks bundle signatures with OPA's mechanism. When it
 	// requires a signature, every path must be a signed bundle.
 	Verification *bundle.VerificationConfig
+	// Limits bound what the load reads; zero fields take the defaults.
+	Limits Limits
 }
 
 // Load reads .rego files, directories and OPA bundles; see LoadWith.
@@ -192,6 +194,7 @@ func LoadWith(paths []string, opts LoadOptions) (*Policy, error) {
 	if len(paths) == 0 {
 		return nil, fmt.Errorf("%w: no policy path given", ErrNoPolicy)
 	}
+	opts.Limits = opts.Limits.WithDefaults()
 	var plain []string
 	var parts []*Policy
 	for _, path := range paths {
@@ -213,7 +216,7 @@ func LoadWith(paths []string, opts LoadOptions) (*Policy, error) {
 		parts = append(parts, p)
 	}
 	if len(plain) > 0 {
-		p, err := load(loader.NewFileLoader(), plain, opts.Tests)
+		p, err := load(loader.NewFileLoader(), plain, opts.Tests, opts.Limits)
 		if err != nil {
 			return nil, err
 		}
@@ -257,12 +260,19 @@ func isTarball(path string) bool {
 	return strings.HasSuffix(path, ".tar.gz") || strings.HasSuffix(path, ".tgz")
 }
 
-func load(fl loader.FileLoader, paths []string, tests bool) (*Policy, error) {
+func load(fl loader.FileLoader, paths []string, tests bool, lim Limits) (*Policy, error) {
 	filter := servedFiles
 	if tests {
 		filter = servedFilesAndTests
 	}
-	res, err := fl.WithRegoVersion(ast.RegoV1).WithProcessAnnotation(true).Filtered(paths, filter)
+	// The filter sees every file before the loader reads it: a FIFO, a
+	// device or a file over the limits is refused unread.
+	var refused error
+	res, err := fl.WithRegoVersion(ast.RegoV1).WithProcessAnnotation(true).
+		Filtered(paths, limitFilter(filter, lim, &refused))
+	if refused != nil {
+		return nil, refused
+	}
 	if err != nil {
 		return nil, fmt.Errorf("loading policy: %w", err)
 	}

@@ -3,11 +3,14 @@ package bundles
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/ahp-opa/ahp-opa/internal/pathread"
 )
 
 // fingerprint maps every file a load would read to a hash of its content.
@@ -21,7 +24,7 @@ type fingerprint map[string]string
 const maxWalkDepth = 64
 
 // fingerprintPaths walks paths as LoadWith would.
-func fingerprintPaths(paths []string, tests bool) fingerprint {
+func fingerprintPaths(paths []string, tests bool, maxFile int64) fingerprint {
 	fp := fingerprint{}
 	for _, path := range paths {
 		kind, err := pathKind(path)
@@ -29,12 +32,12 @@ func fingerprintPaths(paths []string, tests bool) fingerprint {
 		case err != nil:
 			fp[path] = "error: " + err.Error()
 		case kind == kindTarball:
-			fp.addFile(path)
+			fp.addFile(path, maxFile)
 		case kind == kindBundleDir:
 			// Everything counts, .manifest and .signatures.json included.
-			fp.walk(path, 0, false, func(string) bool { return true })
+			fp.walk(path, 0, maxFile, false, func(string) bool { return true })
 		default:
-			fp.walk(path, 0, true, func(name string) bool { return served(name) && (tests || !isTest(name)) })
+			fp.walk(path, 0, maxFile, true, func(name string) bool { return served(name) && (tests || !isTest(name)) })
 		}
 	}
 	return fp
@@ -42,7 +45,7 @@ func fingerprintPaths(paths []string, tests bool) fingerprint {
 
 // walk hashes the files under path that keep accepts. Like OPA's loader it
 // follows symlinks; skipHidden skips hidden entries below the top.
-func (fp fingerprint) walk(path string, depth int, skipHidden bool, keep func(name string) bool) {
+func (fp fingerprint) walk(path string, depth int, maxFile int64, skipHidden bool, keep func(name string) bool) {
 	info, err := os.Stat(path)
 	if err != nil {
 		fp[path] = "error: " + err.Error()
@@ -53,7 +56,7 @@ func (fp fingerprint) walk(path string, depth int, skipHidden bool, keep func(na
 	}
 	if !info.IsDir() {
 		if depth == 0 || keep(info.Name()) {
-			fp.addFile(path)
+			fp.addFile(path, maxFile)
 		}
 		return
 	}
@@ -67,19 +70,25 @@ func (fp fingerprint) walk(path string, depth int, skipHidden bool, keep func(na
 		return
 	}
 	for _, e := range entries {
-		fp.walk(filepath.Join(path, e.Name()), depth+1, skipHidden, keep)
+		fp.walk(filepath.Join(path, e.Name()), depth+1, maxFile, skipHidden, keep)
 	}
 }
 
-func (fp fingerprint) addFile(path string) {
-	f, err := os.Open(path)
+func (fp fingerprint) addFile(path string, maxFile int64) {
+	// Never blocks on a FIFO, never reads past the limit: a file the load
+	// will refuse is summed up by its size and time, which still change.
+	f, info, err := pathread.Open(path)
 	if err != nil {
 		fp[path] = "error: " + err.Error()
 		return
 	}
 	defer f.Close()
+	if info.Size() > maxFile {
+		fp[path] = fmt.Sprintf("over the limit: %d bytes, modified %s", info.Size(), info.ModTime())
+		return
+	}
 	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
+	if _, err := io.Copy(h, io.LimitReader(f, maxFile+1)); err != nil {
 		fp[path] = "error: " + err.Error()
 		return
 	}

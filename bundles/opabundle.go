@@ -7,12 +7,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"strings"
 
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/bundle"
+
+	"github.com/ahp-opa/ahp-opa/internal/pathread"
 )
 
 // readBundleFile reads an OPA bundle from a tarball or a bundle directory.
@@ -22,9 +23,15 @@ func readBundleFile(path string, kind sourceKind, opts LoadOptions) (*Policy, er
 		// Read it whole: the digest needs the bytes anyway, and the file
 		// may be replaced while it is read.
 		var err error
-		if raw, err = os.ReadFile(path); err != nil {
+		lim := pathread.Limits{MaxBytes: opts.Limits.MaxFileBytes}
+		if raw, err = pathread.Read(path, lim); err != nil {
 			return nil, fmt.Errorf("policy path: %w", err)
 		}
+		if err := checkTarball(path, raw, opts.Limits); err != nil {
+			return nil, err
+		}
+	} else if err := checkBundleDir(path, opts.Limits); err != nil {
+		return nil, err
 	}
 	read := func(vc *bundle.VerificationConfig) (bundle.Bundle, error) {
 		var dl bundle.DirectoryLoader
@@ -39,7 +46,9 @@ func readBundleFile(path string, kind sourceKind, opts LoadOptions) (*Policy, er
 			WithBundleVerificationConfig(vc).
 			// Without keys there is nothing to check a signature against:
 			// as good as an unsigned bundle, which is then accepted.
-			WithSkipBundleVerification(vc == nil)
+			WithSkipBundleVerification(vc == nil).
+			// Checked above already; OPA's own cap guards the read itself.
+			WithSizeLimitBytes(opts.Limits.MaxFileBytes)
 		if kind == kindTarball {
 			// Module names, and so compile errors, start with the
 			// tarball's path.
@@ -57,12 +66,12 @@ func readBundleFile(path string, kind sourceKind, opts LoadOptions) (*Policy, er
 		}
 		return nil, fmt.Errorf("bundle %s: %w", path, err)
 	}
-	return fromBundle(path, &b, raw, opts.Tests)
+	return fromBundle(path, &b, raw, opts.Tests, opts.Limits)
 }
 
 // fromBundle turns a read bundle into a Policy. name prefixes the module
 // names; raw, when known, is the bundle's bytes, hashed for the digest.
-func fromBundle(name string, b *bundle.Bundle, raw []byte, tests bool) (*Policy, error) {
+func fromBundle(name string, b *bundle.Bundle, raw []byte, tests bool, lim Limits) (*Policy, error) {
 	if b.Type() == bundle.DeltaBundleType {
 		return nil, fmt.Errorf("bundle %s: delta bundles are not supported", name)
 	}
@@ -73,6 +82,14 @@ func fromBundle(name string, b *bundle.Bundle, raw []byte, tests bool) (*Policy,
 	h := sha256.New()
 	mods := slices.Clone(b.Modules)
 	slices.SortFunc(mods, func(a, b bundle.ModuleFile) int { return strings.Compare(a.Path, b.Path) })
+	// A downloaded bundle was only held to OPA's size_limit_bytes: its
+	// Rego files and count meet ahp-opa's limits here, before compiling.
+	t := tally{lim: lim.WithDefaults()}
+	for _, mf := range mods {
+		if err := t.add(name+":"+mf.Path, int64(len(mf.Raw))); err != nil {
+			return nil, err
+		}
+	}
 	for _, mf := range mods {
 		key := mf.Path
 		if !strings.HasPrefix(key, name+"/") {

@@ -69,6 +69,9 @@ type Options struct {
 	// OnReload, when set, is called after every reload attempt, one call
 	// at a time; it must not block.
 	OnReload func(Event)
+	// Limits bound what a load of the local sources reads, and the Rego
+	// files of downloaded bundles; zero fields take the defaults.
+	Limits Limits
 }
 
 // Outcome is how a reload ended.
@@ -346,11 +349,11 @@ func (r *Reloader) build(ctx context.Context) error {
 	localChanged := false
 	var localErr error
 	if len(r.opts.Paths) > 0 {
-		fp := fingerprintPaths(r.opts.Paths, r.opts.VerifyTests)
+		fp := fingerprintPaths(r.opts.Paths, r.opts.VerifyTests, r.opts.Limits.WithDefaults().MaxFileBytes)
 		if r.localFP == nil || !fp.equal(r.localFP) {
 			files = fp.diff(r.localFP)
 			r.localFP = fp
-			p, err := LoadWith(r.opts.Paths, LoadOptions{Tests: r.opts.VerifyTests, Verification: r.vc})
+			p, err := LoadWith(r.opts.Paths, LoadOptions{Tests: r.opts.VerifyTests, Verification: r.vc, Limits: r.opts.Limits})
 			if err != nil {
 				// Keep the last local policy that loaded: a remote update
 				// in the same build still goes through.

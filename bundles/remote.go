@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/open-policy-agent/opa/v1/ast"
+	"github.com/open-policy-agent/opa/v1/bundle"
 	"github.com/open-policy-agent/opa/v1/download"
 	"github.com/open-policy-agent/opa/v1/keys"
 )
@@ -46,8 +47,14 @@ func (r *Reloader) configureRemote(ks map[string]*keys.Config) error {
 		return fmt.Errorf("bundles: no services configured to download them from")
 	}
 	popts := ast.ParserOptions{RegoVersion: ast.RegoV1, ProcessAnnotation: true}
+	lim := r.opts.Limits.WithDefaults()
 	for _, name := range slices.Sorted(maps.Keys(sources)) {
 		src := sources[name]
+		if src.SizeLimitBytes == bundle.DefaultSizeLimitBytes {
+			// Not set (OPA's 1 GB default): a downloaded file is held to
+			// the same cap as a local one while it is read.
+			src.SizeLimitBytes = lim.MaxFileBytes
+		}
 		client := services[src.Service]
 		callback := func(_ context.Context, u download.Update) error {
 			return r.downloaded(name, u)
@@ -86,7 +93,7 @@ func (r *Reloader) downloaded(name string, u download.Update) error {
 		return nil // 304 Not Modified
 	}
 	start := time.Now()
-	p, err := fromBundle(name, u.Bundle, nil, r.opts.VerifyTests)
+	p, err := fromBundle(name, u.Bundle, nil, r.opts.VerifyTests, r.opts.Limits)
 	if err != nil {
 		r.record(Event{Outcome: Failed, Source: source, Revision: u.Bundle.Manifest.Revision,
 			Duration: time.Since(start), Err: err})

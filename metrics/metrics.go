@@ -72,6 +72,9 @@ type AuditCounts struct {
 	WriteFailures uint64 // records that could not be written
 	Dropped       uint64 // records and observations dropped on a full queue
 	Retries       uint64 // decisions replayed for a retried event (B-DUP-1)
+	// Session facts pushed out by their bounds: whole sessions, and list
+	// entries, family counters and call ids within one.
+	SessionsEvicted, FactItemsEvicted uint64
 }
 
 // New returns metrics registered with a fresh registry, Go runtime and
@@ -147,6 +150,14 @@ func New() *Metrics {
 			Namespace: namespace, Name: "audit_retries_total",
 			Help: "Decisions replayed for a retried event (same source, event id and content).",
 		}, audit(func(c AuditCounts) uint64 { return c.Retries })),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{
+			Namespace: namespace, Name: "session_facts_sessions_evicted_total",
+			Help: "Live sessions whose facts were dropped because the most sessions tracked were reached.",
+		}, audit(func(c AuditCounts) uint64 { return c.SessionsEvicted })),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{
+			Namespace: namespace, Name: "session_facts_items_evicted_total",
+			Help: "Session fact entries (files, hosts, recent calls, families, call ids) dropped by their per-session bounds.",
+		}, audit(func(c AuditCounts) uint64 { return c.FactItemsEvicted })),
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 	)

@@ -37,7 +37,9 @@ type httpServe struct {
 	cmd    *exec.Cmd
 	stdin  io.WriteCloser
 	stdout *bufio.Reader
-	base   string // http(s)://127.0.0.1:port
+	// closeStdout closes our end of the child's stdout, as `| head` does.
+	closeStdout func() error
+	base        string // http(s)://127.0.0.1:port
 
 	records chan map[string]any // stderr log records, in order
 	stderr  *syncBuffer         // all of stderr, for failure messages
@@ -81,7 +83,7 @@ func launchHTTPServe(t *testing.T, env []string, args ...string) *httpServe {
 		t.Fatal(err)
 	}
 	hs := &httpServe{
-		cmd: cmd, stdin: stdin, stdout: bufio.NewReader(stdout),
+		cmd: cmd, stdin: stdin, stdout: bufio.NewReader(stdout), closeStdout: stdout.Close,
 		records: make(chan map[string]any, 1<<12),
 		stderr:  &syncBuffer{},
 		exited:  make(chan struct{}),

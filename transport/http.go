@@ -86,6 +86,10 @@ type HTTP struct {
 	// Ready reports whether requests can be decided (a policy is active);
 	// nil means always. It drives /readyz.
 	Ready func() bool
+	// Health, when set, names a problem that leaves decisions working
+	// (a failing audit sink) for /healthz and /readyz to show; fatal
+	// (audit.required) makes /readyz fail as well. "" means none.
+	Health func() (problem string, fatal bool)
 	// Metrics serves /metrics; nil answers 404 there.
 	Metrics http.Handler
 	// Recorder, if set, is told how each POST was answered.
@@ -209,15 +213,18 @@ func (h *HTTP) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case h.path:
 		h.serveAHP(w, r)
 	case "/healthz":
-		h.serveProbe(w, r, true, "ok")
+		h.serveProbe(w, r, true, h.withHealth("ok"))
 	case "/readyz":
+		problem, fatal := h.health()
 		switch {
 		case h.draining.Load():
 			h.serveProbe(w, r, false, "shutting down")
 		case h.Ready != nil && !h.Ready():
 			h.serveProbe(w, r, false, "no policy is active")
+		case fatal:
+			h.serveProbe(w, r, false, problem)
 		default:
-			h.serveProbe(w, r, true, "ready")
+			h.serveProbe(w, r, true, h.withHealth("ready"))
 		}
 	case "/metrics":
 		if !h.authorized(r) {
@@ -236,6 +243,21 @@ func (h *HTTP) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	default:
 		http.NotFound(w, r)
 	}
+}
+
+func (h *HTTP) health() (string, bool) {
+	if h.Health == nil {
+		return "", false
+	}
+	return h.Health()
+}
+
+// withHealth adds a problem, if any, to a probe's message.
+func (h *HTTP) withHealth(msg string) string {
+	if problem, _ := h.health(); problem != "" {
+		return msg + "; degraded: " + problem
+	}
+	return msg
 }
 
 func (h *HTTP) serveProbe(w http.ResponseWriter, r *http.Request, ok bool, msg string) {

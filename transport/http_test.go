@@ -577,6 +577,47 @@ func TestHTTPReadiness(t *testing.T) {
 	}
 }
 
+// TestHTTPHealthDetail: a problem that leaves decisions working (a failing
+// audit sink) shows on both probes; a fatal one (audit.required) also
+// makes /readyz fail.
+func TestHTTPHealthDetail(t *testing.T) {
+	cases := []struct {
+		name                string
+		problem             string
+		fatal               bool
+		healthz, readyz     string
+		healthzSt, readyzSt int
+	}{
+		{"healthy", "", false, "ok\n", "ready\n", 200, 200},
+		{"audit failing", "audit log failing since T: broken pipe", false,
+			"ok; degraded: audit log failing since T: broken pipe\n", "ready; degraded: audit log failing since T: broken pipe\n", 200, 200},
+		{"audit failing and required", "audit log failing since T: broken pipe", true,
+			"ok; degraded: audit log failing since T: broken pipe\n", "audit log failing since T: broken pipe\n", 200, 503},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHTTP(statelessInterceptor{})
+			h.Health = func() (string, bool) { return tc.problem, tc.fatal }
+			url, c := startHTTPTest(t, h)
+			get := func(path string) (int, string) {
+				resp, err := c.Get(url + path)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer resp.Body.Close()
+				b, _ := io.ReadAll(resp.Body)
+				return resp.StatusCode, string(b)
+			}
+			if st, body := get("/healthz"); st != tc.healthzSt || body != tc.healthz {
+				t.Errorf("/healthz = %d %q, want %d %q", st, body, tc.healthzSt, tc.healthz)
+			}
+			if st, body := get("/readyz"); st != tc.readyzSt || body != tc.readyz {
+				t.Errorf("/readyz = %d %q, want %d %q", st, body, tc.readyzSt, tc.readyz)
+			}
+		})
+	}
+}
+
 // TestHTTPRecorder: every answer is reported with its status and code; a
 // recorder that panics does not cost the harness its answer.
 func TestHTTPRecorder(t *testing.T) {

@@ -6,8 +6,9 @@ import (
 	"crypto/tls"
 	"fmt"
 	"log/slog"
-	"os"
 	"sync"
+
+	"github.com/ahp-opa/ahp-opa/internal/pathread"
 )
 
 // CertReloader serves a certificate and key from files and picks up new
@@ -47,10 +48,11 @@ func NewCertReloader(certFile, keyFile string, log *slog.Logger) (*CertReloader,
 }
 
 func (c *CertReloader) read() (certPEM, keyPEM []byte, err error) {
-	if certPEM, err = os.ReadFile(c.certFile); err != nil {
+	// Called on every handshake: bounded, and never stuck on a FIFO.
+	if certPEM, err = pathread.Read(c.certFile, pathread.Limits{}); err != nil {
 		return nil, nil, fmt.Errorf("tls: %w", err)
 	}
-	if keyPEM, err = os.ReadFile(c.keyFile); err != nil {
+	if keyPEM, err = pathread.Read(c.keyFile, pathread.Limits{}); err != nil {
 		return nil, nil, fmt.Errorf("tls: %w", err)
 	}
 	return certPEM, keyPEM, nil

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/open-policy-agent/opa/v1/ast"
 )
 
 // fakeInterceptor denies tool "Danger", fails on "Boom", panics on
@@ -71,6 +73,13 @@ func TestHandle(t *testing.T) {
 		{name: "integer id echoed exactly (B-RPC-3)", in: request(`9007199254740993`, validEvent, deny), id: `9007199254740993`},
 		{name: "negative integer id", in: request(`-7`, validEvent, deny), id: `-7`},
 		{name: "string id with escapes", in: request(`"e\u0031"`, validEvent, deny), id: `"e1"`},
+		{name: "huge exponent names the field", in: request(`"e1"`, strings.Replace(validEvent, `"command":"ls"`, `"command":"ls","n":1e999999`, 1), deny),
+			id: `"e1"`, code: CodeInvalidParams, reason: "event.tool.input.n is a number out of the range a policy can evaluate"},
+		{name: "tiny exponent deep in an array", in: request(`"e1"`, strings.Replace(validEvent, `"path"`, `"x":{"y":[1,{"z":-2.5E-999999}]},"path"`, 1), deny),
+			id: `"e1"`, code: CodeInvalidParams, reason: "event.x.y[1].z is a number out of the range a policy can evaluate"},
+		{name: "out-of-range number, integer id echoed exactly", in: request(`9007199254740993`, strings.Replace(validEvent, `"command":"ls"`, `"command":"ls","b":1e40000,"a":1e40000`, 1), deny),
+			id: `9007199254740993`, code: CodeInvalidParams, reason: "event.tool.input.a is a number out of the range a policy can evaluate"},
+		{name: "large number within range", in: request(`"e1"`, strings.Replace(validEvent, `"command":"ls"`, `"command":"ls","n":1e400`, 1), deny), id: `"e1"`},
 		{name: "unknown fields ignored (B-RPC-6)", in: strings.Replace(request(`"e1"`, validEvent, deny), `"params"`, `"extra":{"a":1},"params"`, 1), id: `"e1"`},
 		{name: "unknown event fields ignored (B-RPC-6)", in: request(`"e1"`, strings.Replace(validEvent, `"path"`, `"turn":{"id":"t"},"gaps":[],"batch":{},"path"`, 1), deny), id: `"e1"`},
 		{name: "legacy shape evaluated (B-INT-5)", in: request(`"e1"`, `{"id":"e1","source":"urn:x","type":"tool.before","time":"2026-01-02T03:04:05Z","session":{"id":"s"},"tool":{"callId":"c","name":"Bash","kind":"shell","input":{}}}`, deny), id: `"e1"`},
@@ -270,4 +279,18 @@ func encode(t *testing.T, resp *Response) string {
 		t.Fatalf("encoded response holds a line break (B-STDIO-1): %q", b)
 	}
 	return string(b)
+}
+
+// TestEvaluableNumberMatchesOPA: the transport's bound on numbers is the
+// one the policy engine applies, so what passes validation converts.
+func TestEvaluableNumberMatchesOPA(t *testing.T) {
+	for _, s := range []string{
+		"0", "-1", "1.5", "9007199254740993", "1e400", "1e25000", "1e30102", "1e30103", "1e40000",
+		"1E-40000", "-2.5e-999999", "1e999999", "0e999999", "0.0000001e30110", "123456789e30100",
+	} {
+		_, err := ast.NumberChecked(s)
+		if got, want := evaluableNumber(s), err == nil; got != want {
+			t.Errorf("evaluableNumber(%s) = %v, OPA accepts: %v", s, got, want)
+		}
+	}
 }

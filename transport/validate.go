@@ -1,7 +1,10 @@
 package transport
 
 import (
+	"encoding/json"
+	"math/big"
 	"regexp"
+	"strconv"
 	"time"
 )
 
@@ -62,6 +65,9 @@ func parseInterceptParams(id ID, params any) (*InterceptRequest, *Error) {
 	event, reason := parseToolEvent(ev)
 	if reason != "" {
 		return nil, InvalidParams(reason)
+	}
+	if field := numberOutOfRange(ev, "event"); field != "" {
+		return nil, InvalidParams(field + " is a number out of the range a policy can evaluate")
 	}
 	for _, f := range fieldsAbsentBefore {
 		if _, ok := ev[f]; ok {
@@ -162,4 +168,77 @@ func parseToolEvent(ev map[string]any) (Event, string) {
 func nonEmpty(m map[string]any, key string) (string, bool) {
 	s, ok := m[key].(string)
 	return s, ok && s != ""
+}
+
+// maxBinaryExp is the bound the policy engine (OPA) puts on a number's
+// binary exponent, beyond which it refuses the number: arithmetic on it
+// would cost too much.
+const maxBinaryExp = 100_000
+
+// evaluableNumber reports whether a JSON number is within maxBinaryExp.
+// Only the exponent forms can be out of range; a small exponent is
+// accepted without parsing (a digit is at most 4 bits).
+func evaluableNumber(s string) bool {
+	for i := range len(s) {
+		if s[i]|0x20 != 'e' {
+			continue
+		}
+		if exp, err := strconv.Atoi(s[i+1:]); err == nil && i+max(exp, -exp) <= maxBinaryExp/4 {
+			return true
+		}
+		f, ok := new(big.Float).SetString(s)
+		if !ok || f.IsInf() {
+			return false
+		}
+		exp := f.MantExp(nil)
+		return exp <= maxBinaryExp && exp >= -maxBinaryExp
+	}
+	return true
+}
+
+// numberOutOfRange returns the path of the first number in v that policy
+// evaluation cannot take (1e999999), or "". Checked here so that the harness hears
+// which field is wrong (-32602) instead of an internal error.
+func numberOutOfRange(v any, path string) string {
+	if !hasBadNumber(v) {
+		return ""
+	}
+	switch v := v.(type) {
+	case map[string]any:
+		first := ""
+		for k, x := range v {
+			// The first key in sorted order, so that the answer is stable.
+			if (first == "" || k < first) && hasBadNumber(x) {
+				first = k
+			}
+		}
+		return numberOutOfRange(v[first], path+"."+first)
+	case []any:
+		for i, x := range v {
+			if hasBadNumber(x) {
+				return numberOutOfRange(x, path+"["+strconv.Itoa(i)+"]")
+			}
+		}
+	}
+	return path
+}
+
+func hasBadNumber(v any) bool {
+	switch v := v.(type) {
+	case json.Number:
+		return !evaluableNumber(string(v))
+	case map[string]any:
+		for _, x := range v {
+			if hasBadNumber(x) {
+				return true
+			}
+		}
+	case []any:
+		for _, x := range v {
+			if hasBadNumber(x) {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -61,12 +61,22 @@ func FuzzHandle(f *testing.F) {
 		request(`"e1"`, validEvent, `{}`),
 		`{"jsonrpc":"2.0","method":"hooks/observe","params":{"protocolVersion":"draft","event":{}}}`,
 		`[{"jsonrpc":"2.0"}]`, `{`, `"x"`, "\xff", `{"id":1e400}`, `{"id":null}`,
+		request(`"e1"`, strings.Replace(validEvent, `"command":"ls"`, `"command":"ls","n":1e999999`, 1), deny),
+		request(`12`, strings.Replace(validEvent, `"path"`, `"x":[-1E-999999],"path"`, 1), deny),
+		request(`1e999999`, validEvent, deny),
 	} {
 		f.Add([]byte(seed))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		srv := &Server{Interceptor: &fakeInterceptor{}, Observer: &recordingObserver{}}
+		fi := &fakeInterceptor{}
+		srv := &Server{Interceptor: fi, Observer: &recordingObserver{}}
 		resp := srv.Handle(context.Background(), data)
+		for _, req := range fi.seen {
+			// No number a policy cannot evaluate gets past validation.
+			if p := numberOutOfRange(req.Event.Object, "event"); p != "" {
+				t.Fatalf("%s reached the interceptor out of range: %q", p, data)
+			}
+		}
 		msg, perr := Decode(data)
 		if perr == nil {
 			if _, hasID := msg["id"]; !hasID {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -8,13 +9,13 @@ import (
 	"github.com/go-viper/mapstructure/v2"
 	"github.com/knadh/koanf/parsers/yaml"
 	"github.com/knadh/koanf/providers/env/v2"
-	"github.com/knadh/koanf/providers/file"
 	"github.com/knadh/koanf/providers/posflag"
 	"github.com/knadh/koanf/v2"
 	"github.com/spf13/pflag"
 
 	"github.com/ahp-opa/ahp-opa/audit"
 	"github.com/ahp-opa/ahp-opa/engine"
+	"github.com/ahp-opa/ahp-opa/internal/pathread"
 	"github.com/ahp-opa/ahp-opa/transport"
 )
 
@@ -77,7 +78,10 @@ func defaultConfig() Config {
 func loadConfig(fs *pflag.FlagSet, configPath string, environ func() []string) (Config, error) {
 	k := koanf.New(".")
 	if configPath != "" {
-		if err := k.Load(file.Provider(configPath), yaml.Parser()); err != nil {
+		if err := k.Load(configFile(configPath), yaml.Parser()); err != nil {
+			if _, ok := errors.AsType[*pathread.Error](err); ok {
+				return Config{}, fmt.Errorf("config file %w", err) // it names the path
+			}
 			return Config{}, fmt.Errorf("config file %s: %w", configPath, err)
 		}
 	}
@@ -147,4 +151,16 @@ func (c Config) validate() error {
 		return err
 	}
 	return c.HTTPConfig.validate()
+}
+
+// configFile is a koanf provider for the --config file, read with bounds:
+// a FIFO or device named by mistake is refused rather than waited on.
+type configFile string
+
+func (c configFile) ReadBytes() ([]byte, error) {
+	return pathread.Read(string(c), pathread.Limits{})
+}
+
+func (c configFile) Read() (map[string]any, error) {
+	return nil, errors.New("config file: raw read not supported")
 }

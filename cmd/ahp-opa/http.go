@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/ahp-opa/ahp-opa/engine"
+	"github.com/ahp-opa/ahp-opa/internal/pathread"
 	"github.com/ahp-opa/ahp-opa/metrics"
 	"github.com/ahp-opa/ahp-opa/transport"
 )
@@ -193,7 +194,9 @@ func loadToken(cfg HTTPConfig, getenv func(string) string, log *slog.Logger) (st
 	if fi.Mode().Perm()&0o077 != 0 {
 		log.Warn("the token file can be read by other users; chmod 600 it", "file", cfg.TokenFile, "mode", fi.Mode().Perm().String())
 	}
-	data, err := os.ReadFile(cfg.TokenFile)
+	// A token is short: 64 KiB is far past any real one, and a FIFO or
+	// /dev/zero named by mistake is refused instead of hanging or growing.
+	data, err := pathread.Read(cfg.TokenFile, pathread.Limits{MaxBytes: 64 << 10})
 	if err != nil {
 		return "", fmt.Errorf("token file: %w", err)
 	}

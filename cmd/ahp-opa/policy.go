@@ -13,6 +13,7 @@ import (
 
 	"github.com/ahp-opa/ahp-opa/bundles"
 	"github.com/ahp-opa/ahp-opa/engine"
+	"github.com/ahp-opa/ahp-opa/internal/pathread"
 	"github.com/ahp-opa/ahp-opa/metrics"
 )
 
@@ -31,6 +32,8 @@ type PolicySources struct {
 	Signing           map[string]any `koanf:"signing"`
 	Services          any            `koanf:"services"`
 	Bundles           map[string]any `koanf:"bundles"`
+	// PolicyLimits bound what a policy load reads (sizes, file count).
+	PolicyLimits bundles.Limits `koanf:"policy_limits"`
 }
 
 func defaultPolicySources() PolicySources {
@@ -59,6 +62,9 @@ func (s PolicySources) validate() error {
 	if s.RescanInterval < 0 {
 		return fmt.Errorf("configuration: rescan_interval must not be negative, got %s", s.RescanInterval)
 	}
+	if l := s.PolicyLimits; l.MaxBytes < 0 || l.MaxFiles < 0 || l.MaxFileBytes < 0 || l.MaxRegoBytes < 0 {
+		return fmt.Errorf("configuration: policy_limits must not be negative (0 takes the default), got %+v", l)
+	}
 	return nil
 }
 
@@ -70,7 +76,7 @@ func (s PolicySources) opaConfig() (bundles.OPAConfig, error) {
 	signing := s.Signing
 	if s.VerificationKey != "" {
 		key := s.VerificationKey
-		if b, err := os.ReadFile(key); err == nil {
+		if b, err := pathread.Read(key, pathread.Limits{}); err == nil {
 			key = string(b)
 		} else if !errors.Is(err, os.ErrNotExist) && !errors.Is(err, os.ErrInvalid) {
 			return out, fmt.Errorf("verification_key: %w", err)
@@ -148,6 +154,7 @@ func startEngine(ctx context.Context, cfg Config, log *slog.Logger, watch, wait 
 		Capabilities:   caps,
 		Logger:         log,
 		OnReload:       onReload,
+		Limits:         cfg.PolicyLimits,
 	})
 	if err != nil {
 		return nil, nil, fmt.Errorf("configuration: %w", err)

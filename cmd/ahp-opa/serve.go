@@ -44,6 +44,13 @@ decides.`,
 			if !cfg.Stdio && cfg.HTTP == "" {
 				return errors.New("choose a binding: --stdio, --http ADDR, or both")
 			}
+			if cfg.Stdio && cfg.Audit.File.Path == audit.Stdout {
+				return errors.New("configuration: audit.file.path \"-\" (standard output) cannot be used with --stdio, whose stdout carries the protocol")
+			}
+			// A reader of stdout or stderr that goes away (| head, a crashed
+			// collector) must not kill the process: writes fail with EPIPE
+			// instead, and each sink reports it.
+			signal.Ignore(syscall.SIGPIPE)
 			log, err := newLogger(os.Stderr, cfg.LogLevel, cfg.LogFormat)
 			if err != nil {
 				return err
@@ -84,8 +91,9 @@ decides.`,
 				}
 			}()
 			met.TrackAudit(func() metrics.AuditCounts {
-				st := aud.Stats()
-				return metrics.AuditCounts{WriteFailures: st.WriteFailures, Dropped: st.Dropped, Retries: st.Retries}
+				st, fs := aud.Stats(), facts.Stats()
+				return metrics.AuditCounts{WriteFailures: st.WriteFailures, Dropped: st.Dropped, Retries: st.Retries,
+					SessionsEvicted: fs.SessionsEvicted, FactItemsEvicted: fs.ItemsEvicted}
 			})
 			srv := &transport.Server{
 				Interceptor: metrics.Interceptor(aud.Interceptor(eng), met),
@@ -100,6 +108,7 @@ decides.`,
 			var h *transport.HTTP
 			if web != nil {
 				h = web.binding(srv, readiness(eng), met)
+				h.Health = aud.Health
 			}
 			if err := serveBindings(ctx, log, stdio, web, h); err != nil {
 				return err
@@ -115,7 +124,7 @@ decides.`,
 	addEngineFlags(cmd.Flags())
 	cmd.Flags().Int("max-message-bytes", transport.DefaultMaxMessageBytes, "largest message accepted on one line")
 	cmd.Flags().Int("concurrency", 2, "requests decided at once")
-	cmd.Flags().String("audit-log", "", "append audit records (JSONL) to `file`; SIGHUP reopens it")
+	cmd.Flags().String("audit-log", "", "append audit records (JSONL) to `file` (\"-\": stdout, not with --stdio); SIGHUP reopens it")
 	addWatchFlags(cmd.Flags())
 	addHTTPFlags(cmd.Flags())
 	return cmd
@@ -129,7 +138,11 @@ func startAudit(ctx context.Context, cfg audit.Config, facts *audit.Facts, log *
 		out  audit.Writer
 		file *audit.File
 	)
-	if cfg.File.Path != "" {
+	switch cfg.File.Path {
+	case "":
+	case audit.Stdout:
+		out = audit.NewStream(os.Stdout)
+	default:
 		var err error
 		if file, err = audit.OpenFile(cfg.File); err != nil {
 			return nil, err
