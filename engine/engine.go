@@ -16,6 +16,7 @@ import (
 	"github.com/open-policy-agent/opa/v1/ast"
 
 	"github.com/ahp-opa/ahp-opa/bundles"
+	"github.com/ahp-opa/ahp-opa/transport"
 )
 
 // DefaultEvalTimeout bounds one evaluation. Harnesses give a backend 100 ms
@@ -42,6 +43,10 @@ type Options struct {
 	// Facts, when set, supplies input.ahp.session: what the event's session
 	// has done so far.
 	Facts SessionFacts
+	// MaxInputBytes is the largest request message the policy judges;
+	// a larger one is denied as too large to check (TooLargeCode). Zero
+	// means transport.DefaultMaxInputBytes.
+	MaxInputBytes int
 }
 
 // SessionFacts returns the facts of a session as an AST object, or nil
@@ -61,6 +66,9 @@ type Engine struct {
 func New(opts Options) *Engine {
 	if opts.EvalTimeout <= 0 {
 		opts.EvalTimeout = DefaultEvalTimeout
+	}
+	if opts.MaxInputBytes <= 0 {
+		opts.MaxInputBytes = transport.DefaultMaxInputBytes
 	}
 	if opts.Capabilities == nil {
 		opts.Capabilities = DefaultCapabilities()

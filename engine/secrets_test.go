@@ -7,6 +7,9 @@ import (
 	"testing"
 
 	"github.com/open-policy-agent/opa/v1/ast"
+
+	"github.com/ahp-opa/ahp-opa/bundles"
+	"github.com/ahp-opa/ahp-opa/transport"
 )
 
 // bigText returns about n bytes of plain code, ending with a newline.
@@ -99,5 +102,38 @@ func TestContentKeysMatchLibrary(t *testing.T) {
 	}
 	if !slices.Equal(lib, ContentKeys) {
 		t.Errorf("ContentKeys = %v, library = %v", ContentKeys, lib)
+	}
+}
+
+// TestTooLargeIsDenied: a request over MaxInputBytes is not evaluated and
+// gets a deny that says why; one at the limit is decided by the policy.
+func TestTooLargeIsDenied(t *testing.T) {
+	p, err := bundles.Builtin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := New(Options{Home: "/home/dev", MaxInputBytes: 2048})
+	if err := e.Load(context.Background(), p); err != nil {
+		t.Fatal(err)
+	}
+	ev := toolEvent(map[string]any{"name": "Bash", "input": cmd("ls")})
+	req := func(size int, effects ...string) *transport.InterceptRequest {
+		return &transport.InterceptRequest{ID: transport.StringID("e1"), Event: transport.Event{ID: "e1", Object: ev}, Effects: effects, Size: size}
+	}
+	v := e.Judge(context.Background(), req(2048, "deny"))
+	if v.Err != nil || len(v.Result.Effects) != 0 || v.Input == nil {
+		t.Errorf("at the limit: %+v, want evaluated and allowed", v)
+	}
+	v = e.Judge(context.Background(), req(2049, "deny"))
+	if v.Err != nil || len(v.Result.Effects) != 1 || v.Input != nil {
+		t.Fatalf("over the limit: %+v, want one deny without evaluation", v)
+	}
+	eff := v.Result.Effects[0]
+	if eff.Code != TooLargeCode || !strings.Contains(eff.Reason, "2049 bytes") || !strings.Contains(eff.Reason, "2048") || v.Decision.Revision == "" {
+		t.Errorf("deny %+v (revision %q)", eff, v.Decision.Revision)
+	}
+	// B-INT-6 as for any deny: not advertised, an error.
+	if v := e.Judge(context.Background(), req(4096)); v.Err == nil || v.Err.Code != transport.CodeInvalidParams {
+		t.Errorf("deny not advertised: %+v", v)
 	}
 }

@@ -57,7 +57,7 @@ func (s *Server) Handle(ctx context.Context, data []byte) *Response {
 	case "":
 		return &Response{ID: id, Error: InvalidRequest("method must be a non-empty string")}
 	case MethodIntercept:
-		return s.intercept(ctx, id, msg["params"])
+		return s.intercept(ctx, id, msg["params"], len(data))
 	case MethodObserve:
 		// B-OBS-7: an observe with an id is not a notification.
 		return &Response{ID: id, Error: InvalidRequest("hooks/observe is a notification and must not carry an id")}
@@ -93,11 +93,12 @@ func Decode(data []byte) (map[string]any, *Error) {
 	}
 }
 
-func (s *Server) intercept(ctx context.Context, id ID, params any) (resp *Response) {
+func (s *Server) intercept(ctx context.Context, id ID, params any, size int) (resp *Response) {
 	req, perr := parseInterceptParams(id, params)
 	if perr != nil {
 		return &Response{ID: id, Error: perr}
 	}
+	req.Size = size
 	defer func() {
 		if p := recover(); p != nil {
 			s.logger().ErrorContext(ctx, "panic while deciding a request",

@@ -33,6 +33,7 @@ type Config struct {
 	EvalTimeout     time.Duration    `koanf:"eval_timeout"`
 	Stdio           bool             `koanf:"stdio"`
 	MaxMessageBytes int              `koanf:"max_message_bytes"`
+	MaxInputBytes   int              `koanf:"max_input_bytes"`
 	Concurrency     int              `koanf:"concurrency"`
 	Audit           audit.Config     `koanf:"audit"`
 	DecisionLogs    audit.ShipConfig `koanf:"decision_logs"`
@@ -55,6 +56,7 @@ func defaultConfig() Config {
 		LogFormat:       "auto",
 		EvalTimeout:     engine.DefaultEvalTimeout,
 		MaxMessageBytes: transport.DefaultMaxMessageBytes,
+		MaxInputBytes:   transport.DefaultMaxInputBytes,
 		Concurrency:     2,
 		HTTPConfig:      defaultHTTPConfig(),
 		PolicySources:   defaultPolicySources(),
@@ -123,6 +125,8 @@ func (c Config) validate() error {
 		return fmt.Errorf("configuration: eval_timeout must be positive, got %s", c.EvalTimeout)
 	case c.MaxMessageBytes < 1024:
 		return fmt.Errorf("configuration: max_message_bytes must be at least 1024, got %d", c.MaxMessageBytes)
+	case c.MaxInputBytes < 1024:
+		return fmt.Errorf("configuration: max_input_bytes must be at least 1024, got %d", c.MaxInputBytes)
 	case c.Concurrency < 1:
 		return fmt.Errorf("configuration: concurrency must be at least 1, got %d", c.Concurrency)
 	}

@@ -132,7 +132,7 @@ func startEngine(ctx context.Context, cfg Config, log *slog.Logger, watch, wait 
 		prepare = func(p *bundles.Policy) (*bundles.Policy, error) { return bundles.WithLibraryConfig(p, cfg.Library) }
 	}
 	caps := engine.DefaultCapabilities()
-	eng := engine.New(engine.Options{EvalTimeout: cfg.EvalTimeout, Capabilities: caps, Logger: log, Facts: facts})
+	eng := engine.New(engine.Options{EvalTimeout: cfg.EvalTimeout, Capabilities: caps, Logger: log, Facts: facts, MaxInputBytes: cfg.MaxInputBytes})
 	rl, err := bundles.NewReloader(eng, bundles.Options{
 		Paths:          cfg.Policy,
 		Builtin:        cfg.WithBuiltin || len(cfg.Policy) == 0 && len(cfg.Bundles) == 0,

@@ -113,7 +113,7 @@ decides.`,
 	cmd.Flags().StringVar(&configPath, "config", "", "YAML configuration `file`")
 	cmd.Flags().Bool("stdio", false, "serve the stdio binding on stdin/stdout")
 	addEngineFlags(cmd.Flags())
-	cmd.Flags().Int("max-message-bytes", transport.DefaultMaxMessageBytes, "largest message accepted on one line")
+	cmd.Flags().Int("max-message-bytes", transport.DefaultMaxMessageBytes, "framing limit: longest stdio line read (-32600 above)")
 	cmd.Flags().Int("concurrency", 2, "requests decided at once")
 	cmd.Flags().String("audit-log", "", "append audit records (JSONL) to `file`; SIGHUP reopens it")
 	addWatchFlags(cmd.Flags())
@@ -167,6 +167,7 @@ func addEngineFlags(fs *pflag.FlagSet) {
 	fs.String("log-level", "info", "debug, info, warn or error")
 	fs.String("log-format", "auto", "auto (text on a terminal, JSON otherwise), text or json")
 	fs.Duration("eval-timeout", engine.DefaultEvalTimeout, "deadline for one policy evaluation")
+	fs.Int("max-input-bytes", transport.DefaultMaxInputBytes, "largest request decided by the policy; larger ones are denied as too large to check")
 	addPolicySourceFlags(fs)
 }
 
