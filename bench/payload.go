@@ -20,6 +20,9 @@ func LargeEvent(kind string, n int) (map[string]any, error) {
 		return nil, fmt.Errorf("bench: payload of %d bytes: want 0 to 64 MiB", n)
 	}
 	text := "// " + idMark + "\n" + strings.Repeat(sourceLine, n/len(sourceLine)+1)[:n]
+	if !strings.HasSuffix(text, "\n") {
+		text += "\n" // a here-document's delimiter must start a line
+	}
 	var tool map[string]any
 	switch kind {
 	case "write":

@@ -3,7 +3,6 @@ package transport
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"log/slog"
 	"runtime/debug"
@@ -74,13 +73,11 @@ func Decode(data []byte) (map[string]any, *Error) {
 	if !utf8.Valid(data) {
 		return nil, ParseError("message is not valid UTF-8")
 	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
+	v, end, err := parseJSON(data)
+	if err != nil {
 		return nil, ParseError("message is not valid JSON")
 	}
-	if len(bytes.TrimSpace(data[dec.InputOffset():])) != 0 {
+	if len(bytes.TrimSpace(data[end:])) != 0 {
 		return nil, ParseError("message holds more than one JSON value")
 	}
 	switch v := v.(type) {
