@@ -65,6 +65,11 @@ func BenchmarkInterceptLarge(b *testing.B) {
 		cases = append(cases, bench{fmt.Sprintf("heredoc-%dKB", n/1000), n,
 			largeRequest(b, "Bash", map[string]any{"command": "cat > src/big.js <<'EOF'\n" + text + "\nEOF"})})
 	}
+	// An unquoted delimiter: the body is expanded, so the parser reads
+	// its words.
+	text := bigText(1e5)[:1e5]
+	cases = append(cases, bench{"heredoc-unquoted-100KB", 1e5,
+		largeRequest(b, "Bash", map[string]any{"command": "cat > src/big.js <<EOF\n" + text + "\nEOF"})})
 	for _, c := range cases {
 		b.Run(c.name, func(b *testing.B) {
 			ctx := context.Background()
