@@ -7,8 +7,9 @@ import (
 	"github.com/ahp-opa/ahp-opa/shell"
 )
 
-// maxSecretFindings bounds input.ahp.secrets: one finding is enough to
-// deny, and a file of a million stand-ins must not make a million objects.
+// maxSecretFindings bounds the live findings of input.ahp.secrets, and
+// separately its placeholders: one finding is enough to deny, and a file
+// of a million stand-ins must not make a million objects.
 const maxSecretFindings = 64
 
 // ContentKeys are the input fields in which file tools carry the text they
@@ -34,12 +35,17 @@ var (
 // file-edit tools, and for a shell command its here-documents and the
 // arguments of echo and printf. Nil when there is none.
 func secrets(fam string, input map[string]any, cmds []shell.Command) *ast.Term {
-	var out []*ast.Term
+	// Live findings and placeholders have a budget each, so that stand-ins
+	// in one field cannot crowd out a live token in another.
+	var live, stand []*ast.Term
 	add := func(text string, where ...[2]*ast.Term) {
-		if len(out) >= maxSecretFindings {
+		if len(live) >= maxSecretFindings && len(stand) >= maxSecretFindings {
 			return
 		}
-		for _, f := range secretscan.Scan(text, maxSecretFindings-len(out)) {
+		for _, f := range secretscan.Scan(text, maxSecretFindings) {
+			if f.Placeholder && len(stand) >= maxSecretFindings || !f.Placeholder && len(live) >= maxSecretFindings {
+				continue
+			}
 			items := make([][2]*ast.Term, 0, len(where)+5)
 			items = append(items, [2]*ast.Term{keyKind, ast.StringTerm(f.Kind)})
 			items = append(items, where...)
@@ -50,8 +56,10 @@ func secrets(fam string, input map[string]any, cmds []shell.Command) *ast.Term {
 			)
 			if f.Placeholder {
 				items = append(items, [2]*ast.Term{keyPlaceholder, termTrue})
+				stand = append(stand, ast.ObjectTerm(items...))
+			} else {
+				live = append(live, ast.ObjectTerm(items...))
 			}
-			out = append(out, ast.ObjectTerm(items...))
 		}
 	}
 	switch fam {
@@ -82,8 +90,8 @@ func secrets(fam string, input map[string]any, cmds []shell.Command) *ast.Term {
 			}
 		}
 	}
-	if out == nil {
+	if live == nil && stand == nil {
 		return nil
 	}
-	return ast.ArrayTerm(out...)
+	return ast.ArrayTerm(append(live, stand...)...)
 }

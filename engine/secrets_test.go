@@ -137,3 +137,17 @@ func TestTooLargeIsDenied(t *testing.T) {
 		t.Errorf("deny not advertised: %+v", v)
 	}
 }
+
+// TestSecretsPlaceholdersCannotCrowdOut: stand-ins past the limit in one
+// field do not hide a live token in another.
+func TestSecretsPlaceholdersCannotCrowdOut(t *testing.T) {
+	stand := strings.Repeat("echo ghp_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx; ", 100)
+	d, err := builtinEngine(t).Decide(context.Background(), toolEvent(map[string]any{"name": "Bash",
+		"input": cmd(stand + "cat > t.txt <<EOF\nAKIAQWERTYUIOPASDFGH\nEOF")}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !d.Denied() || d.Matches[0].Code != "dev.ahp-opa.secrets.write-secret" {
+		t.Errorf("matches %+v, want write-secret", d.Matches)
+	}
+}
