@@ -9,7 +9,15 @@
 #
 # Environment: AHP_PORT (18181), OPA_PORT (18182), OPA_QUERY (the data path
 # of the deny set, ahp/tool/before/builtin/deny), POLICY_DIR (another policy
-# for both servers instead of the built-in library; set OPA_QUERY to match).
+# for both servers instead of the built-in library; set OPA_QUERY to match),
+# OPA_POLICY_DIR (OPA's policy alone, e.g. bench/reference, while ahp-opa
+# keeps the built-in library or POLICY_DIR).
+#
+# Large inputs (issue 14): the built-in library on ahp-opa against the
+# reference policy on OPA, a 1 MB Write whose content differs per request:
+#
+#   OPA_POLICY_DIR=bench/reference OPA_QUERY=ahp/tool/before/reference/deny \
+#     bench/http-vs-opa.sh -opa-input raw -conns 1 -payload write:1000000
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -48,6 +56,9 @@ opa_policy=$root/rego
 if [ -n "$policy_dir" ]; then
 	ahp_policy=(--policy "$policy_dir")
 	opa_policy=$policy_dir
+fi
+if [ -n "${OPA_POLICY_DIR:-}" ]; then
+	opa_policy=$(cd "$OPA_POLICY_DIR" && pwd)
 fi
 # The OPA server neither bounds an evaluation nor sheds load: lift
 # ahp-opa's evaluation deadline and queue wait so that both do the same

@@ -16,6 +16,7 @@ import (
 	"github.com/open-policy-agent/opa/v1/ast"
 
 	"github.com/ahp-opa/ahp-opa/bundles"
+	"github.com/ahp-opa/ahp-opa/transport"
 )
 
 // DefaultEvalTimeout bounds one evaluation. Harnesses give a backend 100 ms
@@ -50,6 +51,10 @@ type Options struct {
 	Shadow []string
 	// Counter, when set, counts rule errors and shadowed denies.
 	Counter RuleCounter
+	// MaxInputBytes is the largest request message the policy judges;
+	// a larger one is denied as too large to check (TooLargeCode). Zero
+	// means transport.DefaultMaxInputBytes.
+	MaxInputBytes int
 }
 
 // RuleCounter counts what the rule layer reports, by rule: the failing
@@ -77,6 +82,9 @@ type Engine struct {
 func New(opts Options) *Engine {
 	if opts.EvalTimeout <= 0 {
 		opts.EvalTimeout = DefaultEvalTimeout
+	}
+	if opts.MaxInputBytes <= 0 {
+		opts.MaxInputBytes = transport.DefaultMaxInputBytes
 	}
 	if opts.Capabilities == nil {
 		opts.Capabilities = DefaultCapabilities()

@@ -130,6 +130,8 @@ type enricher struct {
 	sensitive bool
 	// writes is set when the call may write a file (see Enrich).
 	writes bool
+	// cmds are the parsed shell commands, for the secrets scan.
+	cmds []shell.Command
 }
 
 // Enrich returns the input.ahp object for an event. It never fails: what
@@ -192,6 +194,9 @@ func Enrich(event map[string]any, opts InputOptions) ast.Object {
 		if sh := en.shell(input, opts.Limits); sh != nil {
 			items = append(items, [2]*ast.Term{keyShell, sh})
 		}
+	}
+	if t := secrets(fam, input, en.cmds); t != nil {
+		items = append(items, [2]*ast.Term{keySecrets, t})
 	}
 	if en.sensitive {
 		items = append(items, [2]*ast.Term{keySensitive, termTrue})
@@ -308,6 +313,7 @@ func (en *enricher) shell(input map[string]any, lim shell.Limits) *ast.Term {
 	default:
 		return nil
 	}
+	en.cmds = a.Commands
 	cmds := make([]*ast.Term, len(a.Commands))
 	for i := range a.Commands {
 		cmds[i] = en.command(&a.Commands[i])

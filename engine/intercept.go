@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/open-policy-agent/opa/v1/ast"
@@ -37,14 +38,48 @@ func (e *Engine) Intercept(ctx context.Context, req *transport.InterceptRequest)
 	return v.Result, nil
 }
 
+// TooLargeCode is the code of the deny given to a request larger than
+// Options.MaxInputBytes, and TooLargePackage the package it names: no
+// policy ran, so no Rego package made it.
+const (
+	TooLargeCode    = "dev.ahp-opa.input.too-large"
+	TooLargePackage = "ahp-opa"
+)
+
 // Judge decides a request and returns the whole verdict.
 func (e *Engine) Judge(ctx context.Context, req *transport.InterceptRequest) Verdict {
 	start := time.Now()
-	d, input, err := e.decide(ctx, req.Event.Object)
+	var (
+		d     Decision
+		input ast.Value
+		err   error
+	)
+	if req.Size > e.opts.MaxInputBytes {
+		// Checking it would take time and memory without bound; a deny
+		// says why, where an error would let a fail-open harness run it.
+		d = e.tooLarge(req.Size)
+	} else {
+		d, input, err = e.decide(ctx, req.Event.Object)
+	}
 	v := Verdict{Decision: d, Input: input}
 	v.Result, v.Err = e.answer(ctx, req, d, err)
 	v.Elapsed = time.Since(start)
 	return v
+}
+
+// tooLarge is the decision for a request of size bytes, over the limit.
+func (e *Engine) tooLarge(size int) Decision {
+	d := Decision{Matches: []Match{{
+		Package: TooLargePackage,
+		Code:    TooLargeCode,
+		Reason: fmt.Sprintf("Blocked: this tool call is %d bytes, more than the %d bytes ahp-opa checks, so it could not be checked. "+
+			"Write large content in parts (create the file, then append to it in pieces), or ask the user to raise max_input_bytes.",
+			size, e.opts.MaxInputBytes),
+	}}}
+	if s := e.current.Load(); s != nil {
+		d.Revision = s.Revision
+	}
+	return d
 }
 
 func (e *Engine) answer(ctx context.Context, req *transport.InterceptRequest, d Decision, err error) (*transport.InterceptResult, *transport.Error) {

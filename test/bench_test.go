@@ -1,6 +1,7 @@
 package test
 
 import (
+	"os"
 	"strconv"
 	"strings"
 	"testing"
@@ -66,4 +67,49 @@ func BenchmarkPerEvent(b *testing.B) {
 			b.Fatalf("exit status %d, extra output %q", status, rest)
 		}
 	}
+}
+
+// BenchmarkLargeInputRSS measures what one large Write costs the process
+// in memory: the peak resident set (VmHWM, Linux) after deciding one
+// 4 MB Write, less the resident set before it, against the
+// message's size. Each iteration is a fresh process; the metrics are
+// per-process figures.
+func BenchmarkLargeInputRSS(b *testing.B) {
+	const content = 3_900_000 // a 4.14 MB message, under the 4 MiB decided
+	line := writeLine("w-large", content)
+	var peak, before float64
+	for b.Loop() {
+		p := startServe(b)
+		p.roundTrip(b, writeLine("w-small", 1000)) // loaded and warm
+		rss0 := procStatus(b, p.cmd.Process.Pid, "VmRSS")
+		r := p.roundTrip(b, line)
+		wantNoObjection(b, r)
+		peak += procStatus(b, p.cmd.Process.Pid, "VmHWM") - rss0
+		before += rss0
+		p.finish(b)
+	}
+	n := float64(b.N)
+	b.ReportMetric(before/n/1e6, "MB-rss-before")
+	b.ReportMetric(peak/n/1e6, "MB-peak-growth")
+	b.ReportMetric(peak/n/float64(len(line)), "growth/message")
+}
+
+// procStatus returns a memory figure of /proc/PID/status in bytes.
+func procStatus(tb testing.TB, pid int, key string) float64 {
+	tb.Helper()
+	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
+	if err != nil {
+		tb.Skipf("no /proc: %v", err)
+	}
+	for _, l := range strings.Split(string(data), "\n") {
+		if v, ok := strings.CutPrefix(l, key+":"); ok {
+			kb, err := strconv.ParseFloat(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 64)
+			if err != nil {
+				tb.Fatalf("%s: %q", key, l)
+			}
+			return kb * 1024
+		}
+	}
+	tb.Fatalf("%s not in /proc/%d/status", key, pid)
+	return 0
 }

@@ -534,8 +534,17 @@ func TestSignals(t *testing.T) {
 // id-null error and the backend keeps serving.
 func TestOversizedLine(t *testing.T) {
 	p := startSerial(t, "--max-message-bytes", "1024")
+	// The id is read from the line's beginning, so the harness knows
+	// which call failed.
 	big := interceptLine("evt-big", strings.Repeat("x", 4096))
 	r := p.roundTrip(t, big)
+	wantID(t, r, "evt-big")
+	if !r.isError {
+		t.Errorf("oversized line got a result: %s", r.line)
+	}
+	// A line whose id comes after the cut gets the null id.
+	late := `{"params":{"pad":"` + strings.Repeat("x", 100<<10) + `"},"id":"late","jsonrpc":"2.0","method":"hooks/intercept"}`
+	r = p.roundTrip(t, late)
 	wantID(t, r, nil)
 	if !r.isError {
 		t.Errorf("oversized line got a result: %s", r.line)

@@ -4,6 +4,12 @@ import (
 	"time"
 )
 
+// DefaultMaxInputBytes is the largest hooks/intercept message a backend
+// decides, on every binding: the reference SDK's message limit. A larger
+// message, up to the framing limit (DefaultMaxMessageBytes), is still read
+// whole and answered, with a deny that says it was too large to check.
+const DefaultMaxInputBytes = 4 << 20
+
 // AHP protocol constants.
 const (
 	// ProtocolVersion is the only protocol version this backend speaks (B-VER-1).
@@ -46,6 +52,10 @@ type InterceptRequest struct {
 	Event Event
 	// Effects lists the effect types the harness enforces for this request.
 	Effects []string
+	// Size is the length in bytes of the message that carried the
+	// request, so that the decider can refuse to judge what is larger
+	// than it checks (DefaultMaxInputBytes).
+	Size int
 }
 
 // Advertises reports whether the harness accepts the effect type.

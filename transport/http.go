@@ -27,8 +27,9 @@ import (
 const (
 	// DefaultHTTPPath is the one endpoint that takes both methods.
 	DefaultHTTPPath = "/ahp"
-	// DefaultMaxBodyBytes bounds one request body (PROTOCOL.md §8, B-HTTP-8).
-	DefaultMaxBodyBytes = 1 << 20
+	// DefaultMaxBodyBytes bounds one request body (PROTOCOL.md §8, B-HTTP-8):
+	// the framing limit shared with stdio.
+	DefaultMaxBodyBytes = DefaultMaxMessageBytes
 	// DefaultQueueWait is how long a request waits for an evaluation slot
 	// before it is refused as overloaded: enough to ride out a burst or a
 	// descheduled moment on a busy machine, and with the default evaluation

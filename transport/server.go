@@ -3,7 +3,6 @@ package transport
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"log/slog"
 	"runtime/debug"
@@ -57,7 +56,7 @@ func (s *Server) Handle(ctx context.Context, data []byte) *Response {
 	case "":
 		return &Response{ID: id, Error: InvalidRequest("method must be a non-empty string")}
 	case MethodIntercept:
-		return s.intercept(ctx, id, msg["params"])
+		return s.intercept(ctx, id, msg["params"], len(data))
 	case MethodObserve:
 		// B-OBS-7: an observe with an id is not a notification.
 		return &Response{ID: id, Error: InvalidRequest("hooks/observe is a notification and must not carry an id")}
@@ -74,13 +73,11 @@ func Decode(data []byte) (map[string]any, *Error) {
 	if !utf8.Valid(data) {
 		return nil, ParseError("message is not valid UTF-8")
 	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
+	v, end, err := parseJSON(data)
+	if err != nil {
 		return nil, ParseError("message is not valid JSON")
 	}
-	if len(bytes.TrimSpace(data[dec.InputOffset():])) != 0 {
+	if len(bytes.TrimSpace(data[end:])) != 0 {
 		return nil, ParseError("message holds more than one JSON value")
 	}
 	switch v := v.(type) {
@@ -93,11 +90,12 @@ func Decode(data []byte) (map[string]any, *Error) {
 	}
 }
 
-func (s *Server) intercept(ctx context.Context, id ID, params any) (resp *Response) {
+func (s *Server) intercept(ctx context.Context, id ID, params any, size int) (resp *Response) {
 	req, perr := parseInterceptParams(id, params)
 	if perr != nil {
 		return &Response{ID: id, Error: perr}
 	}
+	req.Size = size
 	defer func() {
 		if p := recover(); p != nil {
 			s.logger().ErrorContext(ctx, "panic while deciding a request",

@@ -12,9 +12,12 @@ import (
 	"sync"
 )
 
-// DefaultMaxMessageBytes bounds one stdio line. Tool inputs carry whole
-// files, so the limit is generous; a longer line is refused, not truncated.
-const DefaultMaxMessageBytes = 8 << 20
+// DefaultMaxMessageBytes is the framing limit of every binding: the
+// longest stdio line and the largest HTTP body read. It is four times
+// DefaultMaxInputBytes so that a message too large to decide is still read
+// whole and answered with a deny; a longer one is skipped (stdio) or
+// refused with 413 (HTTP), not truncated.
+const DefaultMaxMessageBytes = 4 * DefaultMaxInputBytes
 
 // Stdio serves the stdio binding: one JSON object per line in, one per line
 // out (B-STDIO-1). The same loop serves both registration lifecycles: a
@@ -45,7 +48,7 @@ func (s *Stdio) Serve(ctx context.Context, r io.Reader, w io.Writer) error {
 		defer close(lines)
 		readLines(ctx, r, limit, lines)
 	}()
-	tooLong := &Response{Error: InvalidRequest("message exceeds the limit of " + strconv.Itoa(limit) + " bytes")}
+	tooLong := InvalidRequest("message exceeds the limit of " + strconv.Itoa(limit) + " bytes")
 
 	sem := make(chan struct{}, workers)
 	var wg sync.WaitGroup
@@ -75,7 +78,9 @@ func (s *Stdio) Serve(ctx context.Context, r io.Reader, w io.Writer) error {
 			// Requests already read are answered even when ctx is
 			// cancelled: a harness waiting for them should not time out.
 			if l.tooLong {
-				out.write(tooLong)
+				// Answered by id when the line's beginning names it, so
+				// that the harness can tell which call failed.
+				out.write(&Response{ID: idFromPrefix(l.head), Error: tooLong})
 			} else if resp := s.Server.Handle(context.WithoutCancel(ctx), l.data); resp != nil {
 				out.write(resp)
 			}
@@ -83,10 +88,44 @@ func (s *Stdio) Serve(ctx context.Context, r io.Reader, w io.Writer) error {
 	}
 }
 
-// line is one framed message, or the notice that a line was too long.
+// line is one framed message, or the notice that a line was too long
+// with the first bytes of that line (head).
 type line struct {
 	data    []byte
 	tooLong bool
+	head    []byte
+}
+
+// headBytes is how much of a line over the limit is kept to find its id.
+const headBytes = 64 << 10
+
+// idFromPrefix returns the top-level "id" of a JSON object that may be cut
+// short, when it comes before the cut; the null id otherwise.
+func idFromPrefix(prefix []byte) ID {
+	dec := json.NewDecoder(bytes.NewReader(prefix))
+	dec.UseNumber()
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return ID{}
+	}
+	for dec.More() {
+		key, err := dec.Token()
+		if err != nil {
+			return ID{}
+		}
+		var v any
+		if key == "id" {
+			if dec.Decode(&v) != nil {
+				return ID{}
+			}
+			id, _ := parseID(v)
+			return id
+		}
+		var skip json.RawMessage
+		if dec.Decode(&skip) != nil {
+			return ID{}
+		}
+	}
+	return ID{}
 }
 
 // readLines sends each non-blank line of r, without its line ending (\n or
@@ -95,12 +134,16 @@ type line struct {
 // line without a newline still counts.
 func readLines(ctx context.Context, r io.Reader, limit int, lines chan<- line) {
 	br := bufio.NewReaderSize(r, 64<<10)
-	var buf []byte
+	var buf, head []byte
 	skipping := false
 	for {
 		chunk, err := br.ReadSlice('\n')
 		if !skipping {
 			if len(buf)+len(chunk) > limit+2 { // +2: a CRLF line ending
+				head = append(head[:0], buf[:min(len(buf), headBytes)]...)
+				if n := headBytes - len(head); n > 0 {
+					head = append(head, chunk[:min(len(chunk), n)]...)
+				}
 				skipping, buf = true, buf[:0]
 			} else {
 				buf = append(buf, chunk...)
@@ -115,8 +158,10 @@ func readLines(ctx context.Context, r io.Reader, limit int, lines chan<- line) {
 		content := bytes.TrimSuffix(bytes.TrimSuffix(buf, []byte("\n")), []byte("\r"))
 		var l line
 		switch {
-		case skipping || len(content) > limit:
-			l.tooLong = true
+		case skipping:
+			l.tooLong, l.head = true, bytes.Clone(head)
+		case len(content) > limit:
+			l.tooLong, l.head = true, bytes.Clone(content[:min(len(content), headBytes)])
 		case len(bytes.TrimSpace(content)) > 0:
 			l.data = bytes.Clone(content)
 		}

@@ -251,3 +251,48 @@ func FuzzReadLines(f *testing.F) {
 		}
 	})
 }
+
+func TestIDFromPrefix(t *testing.T) {
+	tests := []struct {
+		prefix string
+		want   string // the id as JSON text
+	}{
+		{`{"jsonrpc":"2.0","id":"evt_1","params":{"event":{"tool":{"input":{"content":"xxxx`, `"evt_1"`},
+		{`{"id":42,"jsonrpc":"2.0"`, `42`},
+		{`{"jsonrpc":"2.0","method":"hooks/intercept","params":{"a":[1,2,{"b":"c"}]},"id":"late"}`, `"late"`},
+		{`{"params":{"content":"xxxxxxxxxxxx`, `null`},
+		{`{"id":1.5}`, `null`},
+		{`{"id":""}`, `null`},
+		{`{"id":{"nested":1}}`, `null`},
+		{`{"params":{"id":"inner"}}`, `null`},
+		{`["id","x"]`, `null`},
+		{``, `null`},
+		{`{"id"`, `null`},
+	}
+	for _, tt := range tests {
+		if got := idFromPrefix([]byte(tt.prefix)).String(); got != tt.want {
+			t.Errorf("idFromPrefix(%q) = %s, want %s", tt.prefix, got, tt.want)
+		}
+	}
+}
+
+func FuzzIDFromPrefix(f *testing.F) {
+	f.Add([]byte(`{"jsonrpc":"2.0","id":"evt_1","params":{`))
+	f.Add([]byte(`{"params":{"a":"b"},"id":7}`))
+	f.Fuzz(func(t *testing.T, prefix []byte) {
+		id := idFromPrefix(prefix)
+		if id.IsNull() {
+			return
+		}
+		// An id found in a prefix is one a whole message could carry.
+		var v any
+		dec := json.NewDecoder(strings.NewReader(id.String()))
+		dec.UseNumber()
+		if dec.Decode(&v) != nil {
+			t.Fatalf("id %s is not JSON", id)
+		}
+		if _, ok := parseID(v); !ok {
+			t.Fatalf("id %s is not a valid id", id)
+		}
+	})
+}

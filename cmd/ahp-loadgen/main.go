@@ -46,6 +46,7 @@ func run() error {
 		warmup   = flag.Duration("warmup", time.Second, "unmeasured time before each run")
 		rounds   = flag.Int("rounds", 3, "runs per target and connection count; medians are reported")
 		events   = flag.String("event", "", "JSON file holding the tool.before event; default: a shell command every rule lets through")
+		payload  = flag.String("payload", "", "instead of -event, a large tool input KIND:BYTES, KIND write or heredoc (e.g. write:1000000); its content differs on every request")
 		deny     = flag.Bool("deny", false, "the event must be denied (default: it must not be)")
 		ahpPID   = flag.Int("ahp-pid", 0, "process id of ahp-opa, to measure its CPU time (Linux)")
 		opaPID   = flag.Int("opa-pid", 0, "process id of the OPA server, to measure its CPU time (Linux)")
@@ -77,6 +78,16 @@ func run() error {
 	var event map[string]any
 	if err := json.Unmarshal(raw, &event); err != nil {
 		return fmt.Errorf("event: %w", err)
+	}
+	if *payload != "" {
+		kind, size, _ := strings.Cut(*payload, ":")
+		n, err := strconv.Atoi(size)
+		if err != nil {
+			return fmt.Errorf("-payload %q: want KIND:BYTES", *payload)
+		}
+		if event, err = bench.LargeEvent(kind, n); err != nil {
+			return err
+		}
 	}
 	var targets []bench.Target
 	if *ahpURL != "" {

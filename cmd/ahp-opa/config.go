@@ -34,6 +34,7 @@ type Config struct {
 	EvalTimeout     time.Duration    `koanf:"eval_timeout"`
 	Stdio           bool             `koanf:"stdio"`
 	MaxMessageBytes int              `koanf:"max_message_bytes"`
+	MaxInputBytes   int              `koanf:"max_input_bytes"`
 	Concurrency     int              `koanf:"concurrency"`
 	Audit           audit.Config     `koanf:"audit"`
 	DecisionLogs    audit.ShipConfig `koanf:"decision_logs"`
@@ -65,6 +66,7 @@ func defaultConfig() Config {
 		LogFormat:       "auto",
 		EvalTimeout:     engine.DefaultEvalTimeout,
 		MaxMessageBytes: transport.DefaultMaxMessageBytes,
+		MaxInputBytes:   transport.DefaultMaxInputBytes,
 		Concurrency:     2,
 		OnRuleError:     string(engine.RuleErrorDeny),
 		HTTPConfig:      defaultHTTPConfig(),
@@ -138,6 +140,8 @@ func (c Config) validate() error {
 		return fmt.Errorf("configuration: eval_timeout must be positive, got %s", c.EvalTimeout)
 	case c.MaxMessageBytes < 1024:
 		return fmt.Errorf("configuration: max_message_bytes must be at least 1024, got %d", c.MaxMessageBytes)
+	case c.MaxInputBytes < 1024:
+		return fmt.Errorf("configuration: max_input_bytes must be at least 1024, got %d", c.MaxInputBytes)
 	case c.Concurrency < 1:
 		return fmt.Errorf("configuration: concurrency must be at least 1, got %d", c.Concurrency)
 	}

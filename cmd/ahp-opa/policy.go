@@ -142,6 +142,7 @@ func startEngine(ctx context.Context, cfg Config, log *slog.Logger, watch, wait 
 	eng := engine.New(engine.Options{
 		EvalTimeout: cfg.EvalTimeout, Capabilities: caps, Logger: log, Facts: facts,
 		OnRuleError: engine.OnRuleError(cfg.OnRuleError), Shadow: cfg.Shadow, Counter: counter,
+		MaxInputBytes: cfg.MaxInputBytes,
 	})
 	rl, err := bundles.NewReloader(eng, bundles.Options{
 		Paths:          cfg.Policy,

@@ -122,7 +122,7 @@ decides.`,
 	cmd.Flags().StringVar(&configPath, "config", "", "YAML configuration `file`")
 	cmd.Flags().Bool("stdio", false, "serve the stdio binding on stdin/stdout")
 	addEngineFlags(cmd.Flags())
-	cmd.Flags().Int("max-message-bytes", transport.DefaultMaxMessageBytes, "largest message accepted on one line")
+	cmd.Flags().Int("max-message-bytes", transport.DefaultMaxMessageBytes, "framing limit: longest stdio line read (-32600 above)")
 	cmd.Flags().Int("concurrency", 2, "requests decided at once")
 	cmd.Flags().String("audit-log", "", "append audit records (JSONL) to `file` (\"-\": stdout, not with --stdio); SIGHUP reopens it")
 	addWatchFlags(cmd.Flags())
@@ -182,6 +182,7 @@ func addEngineFlags(fs *pflag.FlagSet) {
 	fs.Duration("eval-timeout", engine.DefaultEvalTimeout, "deadline for one policy evaluation")
 	fs.String("on-rule-error", string(engine.RuleErrorDeny), "what a deny rule that fails to evaluate means: deny (the event, naming the rule), ignore (the rule) or error (-32004)")
 	fs.StringSlice("shadow", nil, "deny code or package to evaluate without answering (would_deny in audit, logs, metrics), repeatable")
+	fs.Int("max-input-bytes", transport.DefaultMaxInputBytes, "largest request decided by the policy; larger ones are denied as too large to check")
 	addPolicySourceFlags(fs)
 }
 

@@ -292,31 +292,30 @@ violation contains {
 	_writes_secret
 }
 
-_secret_patterns := [
-	`-----BEGIN ((RSA|EC|DSA|OPENSSH|ENCRYPTED|PGP) )?PRIVATE KEY( BLOCK)?-----`,
-	`\b(AKIA|ASIA|ABIA|ACCA)[A-Z2-7]{16}\b`,
-	`\bgh[pousr]_[A-Za-z0-9]{36,}\b`,
-	`\bgithub_pat_[A-Za-z0-9_]{50,}\b`,
-	`\bglpat-[A-Za-z0-9_-]{20,}\b`,
-	`\bxox[abprs]-[A-Za-z0-9-]{10,}\b`,
-	`\b[sr]k_live_[A-Za-z0-9]{20,}\b`,
-	`\bsk-ant-[A-Za-z0-9_-]{30,}\b`,
-	`\bsk-(proj-)?[A-Za-z0-9_-]{40,}\b`,
-	`\bAIza[0-9A-Za-z_-]{35}\b`,
-	`\bnpm_[A-Za-z0-9]{36}\b`,
-]
+# ahp-opa scans the text a call writes for the shapes of secrets before
+# any rule runs, and lists what it finds in input.ahp.secrets: the kind
+# (private-key, aws-access-key, github-token, …) and where it is (field,
+# or command with redirect or arg; offset, length, line), never the secret
+# itself. Stand-ins such as …EXAMPLE or ghp_xxxx… carry placeholder: true.
 
-_secret_text(s) if {
-	some pattern in _secret_patterns
-	some m in regex.find_n(pattern, s, -1)
-	not contains(m, "EXAMPLE")
-	not regex.match(`(?i)x{8,}|\.{3}|<.*>`, m)
+_writes_secret if {
+	input.ahp.secrets
+	input.ahp.tool.family == "file_write"
+	_live_secret_in_content
+	not _env_target
 }
 
 _writes_secret if {
-	some s in tools.content
-	_secret_text(s)
+	input.ahp.secrets
+	input.ahp.tool.family == "file_edit"
+	_live_secret_in_content
 	not _env_target
+}
+
+_live_secret_in_content if {
+	some f in input.ahp.secrets
+	f.field
+	not f.placeholder
 }
 
 _env_target if {
@@ -332,29 +331,28 @@ _env_target if {
 }
 
 _writes_secret if {
+	input.ahp.secrets
 	input.ahp.writes
 	input.ahp.tool.family == "shell"
 	some w in shell.writes
-	cmd := input.ahp.shell.commands[w.command]
 	not paths.env_file(w.path)
-	_writes_text(cmd)
+	_writes_text(w.command)
 }
 
-_writes_text(cmd) if {
-	some r in cmd.redirects
-	_secret_text(r.body)
+# Command i writes a secret from its here-document, or from its arguments
+# when it is echo or printf (the scan covers only those arguments) …
+_writes_text(i) if {
+	some f in input.ahp.secrets
+	f.command == i
+	not f.placeholder
 }
 
-_writes_text(cmd) if {
-	cmd.name in {"echo", "printf"}
-	some a in cmd.args
-	_secret_text(a)
-}
-
-_writes_text(cmd) if {
-	some i in cmd.inputs
-	src := input.ahp.shell.commands[i]
-	src.name in {"echo", "printf"}
-	some a in src.args
-	_secret_text(a)
+# … or from the arguments of an echo or printf piped into it.
+_writes_text(i) if {
+	some j in input.ahp.shell.commands[i].inputs
+	input.ahp.shell.commands[j].name in {"echo", "printf"}
+	some f in input.ahp.secrets
+	f.command == j
+	f.arg >= 0
+	not f.placeholder
 }

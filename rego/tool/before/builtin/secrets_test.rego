@@ -240,3 +240,74 @@ test_write_secret_lookalikes_allowed if {
 	lookalike_allowed(tool("Write", {"file_path": "/home/dev/repo/README.md", "content": "Keys look like ghp_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx."}), "dev.ahp-opa.secrets.write-secret")
 	lookalike_allowed(bash("echo 'AKIAQWERTYUIOPASDFGH' >> .env.local"), "dev.ahp-opa.secrets.write-secret")
 }
+
+test_write_secret_every_shape_denied if {
+	every args in [
+		{"file_path": "/home/dev/repo/settings.py", "content": "-----BEGIN PRIVATE KEY-----\nMIIE\n-----END PRIVATE KEY-----"},
+		{"file_path": "/home/dev/repo/settings.py", "content": "-----BEGIN RSA PRIVATE KEY-----\nMIIE"},
+		{"file_path": "/home/dev/repo/settings.py", "content": "-----BEGIN EC PRIVATE KEY-----"},
+		{"file_path": "/home/dev/repo/settings.py", "content": "-----BEGIN DSA PRIVATE KEY-----"},
+		{"file_path": "/home/dev/repo/settings.py", "content": "-----BEGIN ENCRYPTED PRIVATE KEY-----"},
+		{"file_path": "/home/dev/repo/settings.py", "content": "-----BEGIN PGP PRIVATE KEY BLOCK-----"},
+		{"file_path": "/home/dev/repo/settings.py", "content": "id = 'ASIAQWERTYUIOPASDFGH'"},
+		{"file_path": "/home/dev/repo/settings.py", "content": "id = 'ABIAQWERTYUIOPASDFGH'"},
+		{"file_path": "/home/dev/repo/settings.py", "content": "id = 'ACCAQWERTYUIOPASDFGH'"},
+		{"file_path": "/home/dev/repo/settings.py", "content": "t = 'gho_abcdefghijklmnopqrstuvwxyz0123456789'"},
+		{"file_path": "/home/dev/repo/settings.py", "content": "t = 'ghu_abcdefghijklmnopqrstuvwxyz0123456789'"},
+		{"file_path": "/home/dev/repo/settings.py", "content": "t = 'ghs_abcdefghijklmnopqrstuvwxyz0123456789'"},
+		{"file_path": "/home/dev/repo/settings.py", "content": "t = 'ghr_abcdefghijklmnopqrstuvwxyz0123456789'"},
+		{"file_path": "/home/dev/repo/settings.py", "content": "t = 'github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyzABCDEFGHIJ'"},
+		{"file_path": "/home/dev/repo/settings.py", "content": "t = 'glpat-abcdefghij0123456789'"},
+		{"file_path": "/home/dev/repo/settings.py", "content": "t = 'xoxp-1234567890-abcdef'"},
+		{"file_path": "/home/dev/repo/settings.py", "content": "stripe.api_key = 'sk_live_abcdefghij0123456789ab'"},
+		{"file_path": "/home/dev/repo/settings.py", "content": "stripe.api_key = 'rk_live_abcdefghij0123456789ab'"},
+		{"file_path": "/home/dev/repo/settings.py", "content": "ANTHROPIC_API_KEY = 'sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123'"},
+		{"file_path": "/home/dev/repo/settings.py", "content": "OPENAI_API_KEY = 'sk-proj-abcdefghijklmnopqrstuvwxyz0123456789ABCD'"},
+		{"file_path": "/home/dev/repo/settings.py", "content": "OPENAI_API_KEY = 'sk-abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGH'"},
+		{"file_path": "/home/dev/repo/settings.py", "content": "maps_key = 'AIzaSyA-abcdefghijklmnopqrstuvwxyz01234'"},
+		{"file_path": "/home/dev/repo/settings.py", "content": "//registry.npmjs.org/:_authToken=npm_abcdefghijklmnopqrstuvwxyz0123456789"},
+	] {
+		denied_only(tool("Write", args), "dev.ahp-opa.secrets.write-secret")
+	}
+}
+
+# A secret on the first line and one on the last line of the same text,
+# and a key block spread from the first line to the last.
+test_write_secret_first_and_last_line_denied if {
+	denied_only(tool("Write", {"file_path": "/home/dev/repo/a.txt", "content": "ghp_abcdefghijklmnopqrstuvwxyz0123456789\nplain\ntext"}), "dev.ahp-opa.secrets.write-secret")
+	denied_only(tool("Write", {"file_path": "/home/dev/repo/a.txt", "content": "plain\ntext\nKEY=AKIAQWERTYUIOPASDFGH"}), "dev.ahp-opa.secrets.write-secret")
+	denied_only(tool("Write", {"file_path": "/home/dev/repo/id", "content": "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQ\nAAAAAAAAAAEAAAAzAAAAC3NzaC1lZDI1NTE5AAAAI\n-----END OPENSSH PRIVATE KEY-----"}), "dev.ahp-opa.secrets.write-secret")
+	denies(bash("cat > id <<'EOF'\n-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEA\n-----END RSA PRIVATE KEY-----\nEOF"), "dev.ahp-opa.secrets.write-secret")
+	denies(bash("cat > k.txt <<EOF\nplain\nEOF\ncat > t.txt <<EOF\nx\nxoxb-1234567890-abcdefghij\nEOF"), "dev.ahp-opa.secrets.write-secret")
+}
+
+test_write_secret_placeholders_allowed if {
+	lookalike_allowed(tool("Write", {"file_path": "/home/dev/repo/README.md", "content": "AKIAIOSFODNN7EXAMPLE\nsk-XXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXX"}), "dev.ahp-opa.secrets.write-secret")
+	lookalike_allowed(bash("cat > docs.md <<'EOF'\nghp_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\nEOF"), "dev.ahp-opa.secrets.write-secret")
+	lookalike_allowed(bash("cat <<'EOF'\nAKIAQWERTYUIOPASDFGH\nEOF"), "dev.ahp-opa.secrets.write-secret")
+}
+
+# The rule reads only input.ahp.secrets, so a hand-written input tests it
+# under the stock `opa test`: here a key found at the very end of 4 MiB of
+# content (what ahp-opa reports for it; engine tests prove the scan).
+_written_with(family, findings) := {
+	"tool": {"name": "Write", "input": {"file_path": "/home/dev/repo/big.json"}},
+	"ahp": {
+		"version": 1,
+		"tool": {"name": "Write", "family": family, "paths": [{"raw": "/home/dev/repo/big.json", "path": "/home/dev/repo/big.json", "base": "big.json", "inside_workspace": true}]},
+		"workspace": {"cwd": "/home/dev/repo", "roots": ["/home/dev/repo"], "home": "/home/dev"},
+		"writes": true,
+		"secrets": findings,
+	},
+}
+
+test_write_secret_hand_written_findings if {
+	end_of_4mib := [{"kind": "aws-access-key", "field": "content", "offset": 4194304, "length": 20, "line": 95326}]
+	denied_only(_written_with("file_write", end_of_4mib), "dev.ahp-opa.secrets.write-secret")
+	denied_only(_written_with("file_edit", end_of_4mib), "dev.ahp-opa.secrets.write-secret")
+	stand_in := [{"kind": "aws-access-key", "field": "content", "offset": 0, "length": 20, "line": 1, "placeholder": true}]
+	allowed(_written_with("file_write", stand_in))
+	allowed(_written_with("file_write", []))
+	some_edit := [{"kind": "github-token", "field": "edits", "edit": 3, "offset": 12, "length": 40, "line": 1}]
+	denied_only(_written_with("file_edit", some_edit), "dev.ahp-opa.secrets.write-secret")
+}
