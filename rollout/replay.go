@@ -132,8 +132,8 @@ func Replay(ctx context.Context, log io.Reader, judge Judge, opts ReplayOptions)
 	rep := &Report{Rules: map[string]*RuleCounts{}, Changed: []ChangedEvent{}}
 	br := bufio.NewReaderSize(log, 64<<10)
 	var (
-		buf   []byte
-		read  int64
+		buf  []byte
+		read int64
 	)
 	for {
 		if err := ctx.Err(); err != nil {
