@@ -115,18 +115,25 @@ func NewReplayFacts(ttl time.Duration) *Facts {
 	return f
 }
 
+// Tick moves the clock of a store from NewReplayFacts to t, the time of
+// the record about to be re-decided; the clock never goes back.
+func (f *Facts) Tick(t time.Time) {
+	if !f.replay {
+		return
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if t.After(f.logTime) {
+		f.logTime = t
+	}
+}
+
 // Apply updates the facts with one audit record as the live server did
 // when it wrote it: a decision, a tool.after that reports execution, a
 // session.end. c describes the record's call. Records must come in log
 // order; only a store from NewReplayFacts follows their clock.
 func (f *Facts) Apply(r *Record, c Call) {
-	if f.replay {
-		f.mu.Lock()
-		if r.Time.After(f.logTime) {
-			f.logTime = r.Time
-		}
-		f.mu.Unlock()
-	}
+	f.Tick(r.Time)
 	switch {
 	case r.Kind == KindDecision:
 		f.observeDecision(r.Source, r.SessionID, r.CallID, r.Decision, c, r.Time)

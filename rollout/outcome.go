@@ -34,8 +34,12 @@ type Outcome struct {
 	Revision string
 }
 
-// noCode stands for a deny whose first match carries no code.
-const noCode = "(no code)"
+// noCode stands for a deny whose first match carries no code; noRule for
+// a change no rule made (an evaluation that failed as a whole).
+const (
+	noCode = "(no code)"
+	noRule = "(none)"
+)
 
 // OutcomeOf reads the outcome of an evaluation. A JSON-RPC error with no
 // match (an evaluation error, a deadline, no policy) is an error; a deny

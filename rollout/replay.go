@@ -217,6 +217,9 @@ func replayLine(ctx context.Context, line []byte, judge Judge, opts *ReplayOptio
 		}
 		return
 	}
+	if opts.Facts != nil {
+		opts.Facts.Tick(rec.Time) // the facts as of this event: sessions idle past their TTL are gone
+	}
 	v := judge.Judge(ctx, requestOf(rec))
 	// What happened then shapes the session from here on, whatever the
 	// candidate says now.
@@ -232,6 +235,9 @@ func replayLine(ctx context.Context, line []byte, judge Judge, opts *ReplayOptio
 		return
 	}
 	rule := ruleOf(ch, before, after)
+	if rule == "" {
+		rule = noRule
+	}
 	rc := rep.Rules[rule]
 	if rc == nil {
 		rc = &RuleCounts{}

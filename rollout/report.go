@@ -49,9 +49,6 @@ func (r *Report) WriteText(w io.Writer) error {
 		fmt.Fprintln(tw, "rule\tnewly denied\tnewly allowed\treason changed\tnow an error")
 		for _, name := range r.sortedRules() {
 			c := r.Rules[name]
-			if name == "" {
-				name = "-"
-			}
 			fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\n", name, c.NewlyDenied, c.NewlyAllowed, c.ReasonChanged, c.NowError)
 		}
 	}
@@ -65,12 +62,8 @@ func (r *Report) WriteText(w io.Writer) error {
 	fmt.Fprintln(tw)
 	fmt.Fprintln(tw, "id\ttime\ttool\tcommand or path\tbefore → after\tchange\trule")
 	for _, c := range r.Changed {
-		rule := c.Rule
-		if rule == "" {
-			rule = "-"
-		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s → %s\t%s\t%s\n", c.ID, c.Time.UTC().Format(time.RFC3339), c.Tool,
-			c.Subject, c.Before, c.After, changeNames[c.Change], rule)
+			c.Subject, c.Before, c.After, changeNames[c.Change], c.Rule)
 	}
 	if r.ChangedNotListed > 0 {
 		fmt.Fprintf(tw, "… and %d more changed events\n", r.ChangedNotListed)
