@@ -238,10 +238,12 @@ func replayLine(ctx context.Context, line []byte, judge Judge, opts *ReplayOptio
 	if rule == "" {
 		rule = noRule
 	}
-	rc := rep.Rules[rule]
-	if rc == nil {
-		rc = &RuleCounts{}
-		rep.Rules[rule] = rc
+	rc := &RuleCounts{} // an error that went away is no rule's change
+	if ch != NoLongerError {
+		if rc = rep.Rules[rule]; rc == nil {
+			rc = &RuleCounts{}
+			rep.Rules[rule] = rc
+		}
 	}
 	switch ch {
 	case NewlyDenied:
