@@ -377,6 +377,21 @@ func (a *Auditor) ruleOutcomes(r *Record, d engine.Decision) {
 	}
 }
 
+// Note records r, a record another layer made (a canary disagreement), off
+// the request path like every record: its reasons are redacted and, with
+// include_input, event is attached redacted. A full queue drops it and
+// counts it.
+func (a *Auditor) Note(r *Record, event map[string]any) {
+	r.Reason = a.redact.String(r.Reason)
+	if r.Canary != nil {
+		r.Canary.Reason = a.redact.String(r.Canary.Reason)
+	}
+	if a.cfg.IncludeInput && event != nil {
+		r.Input, _ = a.redact.Value(event, "").(map[string]any)
+	}
+	a.enqueue(item{rec: r})
+}
+
 // Observer returns the transport.Observer that feeds the auditor.
 func (a *Auditor) Observer() transport.Observer { return observer{a} }
 

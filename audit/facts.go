@@ -43,6 +43,11 @@ type Facts struct {
 	mu           sync.Mutex
 	sessions     *window[sessionKey, *session]
 	itemsEvicted uint64
+	// replay makes the log's own clock (logTime, the time of the last
+	// record applied) the facts' clock, so that a week-old log ages its
+	// sessions as it did then.
+	replay  bool
+	logTime time.Time
 }
 
 // Stats returns what the bounds pushed out so far.
@@ -85,7 +90,7 @@ func (f *Facts) Session(source, id string) ast.Value {
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	s, ok := f.sessions.get(sessionKey{source, id}, time.Now())
+	s, ok := f.sessions.get(sessionKey{source, id}, f.clock())
 	if !ok {
 		return nil
 	}
@@ -93,6 +98,50 @@ func (f *Facts) Session(source, id string) ast.Value {
 		s.value = s.toValue()
 	}
 	return s.value
+}
+
+func (f *Facts) clock() time.Time {
+	if f.replay {
+		return f.logTime
+	}
+	return time.Now()
+}
+
+// NewReplayFacts returns a store rebuilt from an audit log with Apply: its
+// clock is the time of the last record applied, not the wall clock.
+func NewReplayFacts(ttl time.Duration) *Facts {
+	f := NewFacts(ttl)
+	f.replay = true
+	return f
+}
+
+// Tick moves the clock of a store from NewReplayFacts to t, the time of
+// the record about to be re-decided; the clock never goes back.
+func (f *Facts) Tick(t time.Time) {
+	if !f.replay {
+		return
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if t.After(f.logTime) {
+		f.logTime = t
+	}
+}
+
+// Apply updates the facts with one audit record as the live server did
+// when it wrote it: a decision, a tool.after that reports execution, a
+// session.end. c describes the record's call. Records must come in log
+// order; only a store from NewReplayFacts follows their clock.
+func (f *Facts) Apply(r *Record, c Call) {
+	f.Tick(r.Time)
+	switch {
+	case r.Kind == KindDecision:
+		f.observeDecision(r.Source, r.SessionID, r.CallID, r.Decision, c, r.Time)
+	case r.Kind == KindObservation && r.EventType == "tool.after" && r.Execution == "executed":
+		f.observeExecuted(r.Source, r.SessionID, r.CallID, c, r.Time)
+	case r.Kind == KindObservation && r.EventType == "session.end":
+		f.end(r.Source, r.SessionID)
+	}
 }
 
 // touch returns the session, creating it, and refreshes its expiry.

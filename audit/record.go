@@ -12,6 +12,7 @@ const (
 	KindObservation = "observation"
 	KindAnomaly     = "anomaly"    // a denied call the harness reports as executed
 	KindNoOutcome   = "no_outcome" // a decision no tool.after followed in time
+	KindCanary      = "canary"     // the canary policy decided otherwise than the live one
 )
 
 // Decision values in decision records.
@@ -54,6 +55,10 @@ type Record struct {
 	// Anomaly and no_outcome records: the decision they are about.
 	DecisionEventID string `json:"decision_event_id,omitempty"`
 
+	// Canary records: what the canary policy decided; the decision fields
+	// above hold what the live policy answered.
+	Canary *Verdict `json:"canary,omitempty"`
+
 	// Input is the redacted event, only when include_input is set.
 	Input map[string]any `json:"input,omitempty"`
 }
@@ -79,4 +84,12 @@ type WouldDeny struct {
 type Tool struct {
 	Name   string `json:"name"`
 	Family string `json:"family,omitempty"`
+}
+
+// Verdict is a policy's decision in a canary record.
+type Verdict struct {
+	Decision string   `json:"decision"`
+	Reason   string   `json:"reason,omitempty"`
+	Codes    []string `json:"codes,omitempty"`
+	Revision string   `json:"revision,omitempty"`
 }

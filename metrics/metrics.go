@@ -67,6 +67,37 @@ type Metrics struct {
 	auditSource   atomic.Pointer[func() AuditCounts]
 }
 
+// CanaryCounts are the monotonic counters a canary keeps.
+type CanaryCounts struct {
+	Evaluated     uint64 // events the canary policy decided
+	Disagreements uint64 // of those, decided otherwise than the live policy
+	Dropped       uint64 // events not evaluated because the canary queue was full
+	Errors        uint64 // canary evaluations that failed
+}
+
+// TrackCanary exports a canary's counters, read at scrape time:
+// canary_evaluations_total, canary_disagreements_total,
+// canary_dropped_total and canary_errors_total.
+func (m *Metrics) TrackCanary(f func() CanaryCounts) {
+	if m == nil || f == nil {
+		return
+	}
+	counter := func(name, help string, pick func(CanaryCounts) uint64) prometheus.Collector {
+		return prometheus.NewCounterFunc(prometheus.CounterOpts{Namespace: namespace, Name: name, Help: help},
+			func() float64 { return float64(pick(f())) })
+	}
+	m.reg.MustRegister(
+		counter("canary_evaluations_total", "Events the canary policy decided.",
+			func(c CanaryCounts) uint64 { return c.Evaluated }),
+		counter("canary_disagreements_total", "Events the canary policy decided otherwise than the live policy.",
+			func(c CanaryCounts) uint64 { return c.Disagreements }),
+		counter("canary_dropped_total", "Events the canary policy did not see because its queue was full.",
+			func(c CanaryCounts) uint64 { return c.Dropped }),
+		counter("canary_errors_total", "Canary policy evaluations that failed.",
+			func(c CanaryCounts) uint64 { return c.Errors }),
+	)
+}
+
 // AuditCounts are the monotonic counters an auditor keeps.
 type AuditCounts struct {
 	WriteFailures uint64 // records that could not be written

@@ -216,3 +216,14 @@ func TestRuleLabelsAreBounded(t *testing.T) {
 	}
 	wantLines(t, text, `ahp_opa_shadow_denies_total{rule="other"} 5`)
 }
+
+func TestTrackCanary(t *testing.T) {
+	m := New()
+	m.TrackCanary(func() CanaryCounts { return CanaryCounts{Evaluated: 7, Disagreements: 2, Dropped: 3, Errors: 1} })
+	wantLines(t, scrape(t, m),
+		"ahp_opa_canary_evaluations_total 7",
+		"ahp_opa_canary_disagreements_total 2",
+		"ahp_opa_canary_dropped_total 3",
+		"ahp_opa_canary_errors_total 1",
+	)
+}

@@ -27,8 +27,11 @@ const envPrefix = "AHP_OPA_"
 // ones winning: defaults, the YAML file (--config), AHP_OPA_* environment
 // variables, command-line flags.
 type Config struct {
-	Policy          []string         `koanf:"policy"`
-	WithBuiltin     bool             `koanf:"with_builtin"`
+	Policy      []string `koanf:"policy"`
+	WithBuiltin bool     `koanf:"with_builtin"`
+	// Canary is a second policy serve evaluates beside the live one, off
+	// the answer path, recording where the two disagree.
+	Canary          []string         `koanf:"canary"`
 	LogLevel        string           `koanf:"log_level"`
 	LogFormat       string           `koanf:"log_format"`
 	EvalTimeout     time.Duration    `koanf:"eval_timeout"`
@@ -93,7 +96,7 @@ func loadConfig(fs *pflag.FlagSet, configPath string, environ func() []string) (
 		TransformFunc: func(key, value string) (string, any) {
 			// A double underscore nests: AHP_OPA_AUDIT__FILE__PATH is audit.file.path.
 			key = strings.ReplaceAll(strings.ToLower(strings.TrimPrefix(key, envPrefix)), "__", ".")
-			if key == "policy" {
+			if key == "policy" || key == "canary" {
 				return key, strings.Split(value, ",")
 			}
 			if key == "token" {

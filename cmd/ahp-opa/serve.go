@@ -18,6 +18,7 @@ import (
 	"github.com/ahp-opa/ahp-opa/bundles"
 	"github.com/ahp-opa/ahp-opa/engine"
 	"github.com/ahp-opa/ahp-opa/metrics"
+	"github.com/ahp-opa/ahp-opa/rollout"
 	"github.com/ahp-opa/ahp-opa/transport"
 )
 
@@ -95,8 +96,21 @@ decides.`,
 				return metrics.AuditCounts{WriteFailures: st.WriteFailures, Dropped: st.Dropped, Retries: st.Retries,
 					SessionsEvicted: fs.SessionsEvicted, FactItemsEvicted: fs.ItemsEvicted}
 			})
+			var judge audit.Judge = eng
+			if len(cfg.Canary) > 0 {
+				canary, stopCanary, err := startCanary(ctx, cfg, log, aud)
+				if err != nil {
+					return err
+				}
+				defer stopCanary() // runs before aud.Close: its last records still get written
+				met.TrackCanary(func() metrics.CanaryCounts {
+					st := canary.Stats()
+					return metrics.CanaryCounts{Evaluated: st.Evaluated, Disagreements: st.Disagreements, Dropped: st.Dropped, Errors: st.Errors}
+				})
+				judge = canary.Wrap(eng)
+			}
 			srv := &transport.Server{
-				Interceptor: metrics.Interceptor(aud.Interceptor(eng), met),
+				Interceptor: metrics.Interceptor(aud.Interceptor(judge), met),
 				Observer:    metrics.Observer(aud.Observer(), met),
 				Logger:      log,
 			}
@@ -122,6 +136,7 @@ decides.`,
 	cmd.Flags().StringVar(&configPath, "config", "", "YAML configuration `file`")
 	cmd.Flags().Bool("stdio", false, "serve the stdio binding on stdin/stdout")
 	addEngineFlags(cmd.Flags())
+	cmd.Flags().StringSlice("canary", nil, "canary policy `path`, repeatable: evaluated beside the live policy off the answer path; disagreements are recorded")
 	cmd.Flags().Int("max-message-bytes", transport.DefaultMaxMessageBytes, "framing limit: longest stdio line read (-32600 above)")
 	cmd.Flags().Int("concurrency", 2, "requests decided at once")
 	cmd.Flags().String("audit-log", "", "append audit records (JSONL) to `file` (\"-\": stdout, not with --stdio); SIGHUP reopens it")
@@ -171,6 +186,27 @@ func startAudit(ctx context.Context, cfg audit.Config, facts *audit.Facts, log *
 		}()
 	}
 	return aud, nil
+}
+
+// startCanary loads the canary policy with its own reloader (it reloads
+// like the live one) and starts the canary that compares it with the live
+// policy, recording disagreements through aud. The canary policy is the
+// canary paths, with the built-in library and its configuration when the
+// live policy has them; remote bundles stay with the live policy.
+func startCanary(ctx context.Context, cfg Config, log *slog.Logger, aud *audit.Auditor) (*rollout.Canary, func(), error) {
+	ccfg := cfg
+	ccfg.Policy, ccfg.Bundles = cfg.Canary, nil
+	clog := log.With("policy", "canary")
+	eng, rl, err := startEngine(ctx, ccfg, clog, true, false, nil, nil, nil)
+	if err != nil {
+		return nil, nil, fmt.Errorf("canary policy: %w", err)
+	}
+	c := rollout.NewCanary(rollout.EngineCandidate(eng, cfg.EvalTimeout), aud, rollout.CanaryOptions{Logger: clog})
+	clog.Info("canary policy active", "revision", rl.Status().Revision)
+	return c, func() {
+		c.Close()
+		rl.Stop()
+	}, nil
 }
 
 // addEngineFlags declares the flags every command that decides shares.
