@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/agnivade/levenshtein"
+	"github.com/spf13/pflag"
 	"go.yaml.in/yaml/v3"
 
 	"github.com/ahp-opa/ahp-opa/bundles"
@@ -198,4 +199,22 @@ func locateDecodeError(err error, where func(key string) string) error {
 // envKeyName is the environment variable that sets key.
 func envKeyName(key string) string {
 	return envPrefix + strings.ToUpper(strings.ReplaceAll(key, ".", "__"))
+}
+
+// fileOnlyKeysHelp lists, for a command's help, the configuration keys that
+// have no flag: they are set in the --config file or as AHP_OPA_* variables.
+func fileOnlyKeysHelp(fs *pflag.FlagSet) string {
+	flagged := map[string]bool{}
+	for _, key := range flagNames(fs) {
+		flagged[key] = true
+	}
+	var b strings.Builder
+	b.WriteString("\n\nConfiguration keys without a flag (--config file, or AHP_OPA_* with __ for\neach dot; README lists defaults):\n")
+	leaves, _, _ := configKeys()
+	for _, key := range leaves {
+		if !flagged[key] {
+			fmt.Fprintf(&b, "  %-50s %s\n", key, envKeyName(key))
+		}
+	}
+	return strings.TrimRight(b.String(), "\n")
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -125,4 +126,64 @@ func FuzzConfigLoad(f *testing.F) {
 			t.Errorf("error names no key, line or file: %s", msg)
 		}
 	})
+}
+
+// TestConfigKeysDocumented: every configuration key is in README's table and
+// in `serve --help` (as a flag or in the key list), every README key
+// exists, and every serve flag sets a configuration key.
+func TestConfigKeysDocumented(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, table, ok := strings.Cut(string(readme), "| key | default | meaning |")
+	if !ok {
+		t.Fatal("README has no configuration table")
+	}
+	documented := map[string]bool{}
+	for _, line := range strings.Split(table, "\n")[2:] {
+		if !strings.HasPrefix(line, "|") {
+			break
+		}
+		first := strings.Split(line, "|")[1]
+		for _, m := range regexp.MustCompile("`([a-z_.]+)`").FindAllStringSubmatch(first, -1) {
+			documented[m[1]] = true
+		}
+	}
+	leaves, _, _ := configKeys()
+	known := map[string]bool{}
+	for _, key := range leaves {
+		known[key] = true
+		if !documented[key] {
+			t.Errorf("key %s missing from README's configuration table", key)
+		}
+	}
+	for key := range documented {
+		if !known[key] {
+			t.Errorf("README documents key %s, which the configuration does not have", key)
+		}
+	}
+
+	cmd := serveCommand()
+	fs := cmd.Flags()
+	for name, key := range flagNames(fs) {
+		if name != "config" && name != "help" && !known[key] {
+			t.Errorf("serve flag --%s sets %s, which is not a configuration key", name, key)
+		}
+	}
+	var help strings.Builder
+	cmd.SetOut(&help)
+	cmd.SetArgs([]string{"--help"})
+	if err := cmd.Execute(); err != nil {
+		t.Fatal(err)
+	}
+	flagged := map[string]bool{}
+	for _, key := range flagNames(fs) {
+		flagged[key] = true
+	}
+	for _, key := range leaves {
+		if !flagged[key] && !strings.Contains(help.String(), "  "+key+" ") {
+			t.Errorf("key %s (no flag) missing from serve --help", key)
+		}
+	}
 }
