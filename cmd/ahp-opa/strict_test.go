@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/spf13/pflag"
+
+	"github.com/ahp-opa/ahp-opa/internal/sharedtest"
 )
 
 func serveFlagSet(t testing.TB, args ...string) *pflag.FlagSet {
@@ -187,3 +189,7 @@ func TestConfigKeysDocumented(t *testing.T) {
 		}
 	}
 }
+
+// TestMain prints one line naming the tests skipped for want of the shared
+// conformance material.
+func TestMain(m *testing.M) { os.Exit(sharedtest.Main(m)) }
