@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/ahp-opa/ahp-opa/bundles"
+
+	"github.com/ahp-opa/ahp-opa/internal/longtest"
 )
 
 // stormFile is file f at generation gen: it denies tool S with "f:gen".
@@ -35,7 +37,7 @@ func TestReloadStorm(t *testing.T) {
 	s := newStand(t, bundles.Options{Paths: []string{dir}, Watch: true, RescanInterval: 5 * testDebounce})
 
 	duration := 2 * time.Second
-	if testing.Short() {
+	if !longtest.Enabled() {
 		duration = 500 * time.Millisecond
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), duration)
