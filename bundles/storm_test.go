@@ -14,8 +14,6 @@ import (
 	"time"
 
 	"github.com/ahp-opa/ahp-opa/bundles"
-
-	"github.com/ahp-opa/ahp-opa/internal/longtest"
 )
 
 // stormFile is file f at generation gen: it denies tool S with "f:gen".
@@ -37,7 +35,7 @@ func TestReloadStorm(t *testing.T) {
 	s := newStand(t, bundles.Options{Paths: []string{dir}, Watch: true, RescanInterval: 5 * testDebounce})
 
 	duration := 2 * time.Second
-	if !longtest.Enabled() {
+	if testing.Short() {
 		duration = 500 * time.Millisecond
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), duration)
