@@ -3,6 +3,12 @@ package bundles
 import (
 	"fmt"
 	"maps"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/agnivade/levenshtein"
+	"github.com/open-policy-agent/opa/v1/ast"
 )
 
 // LibraryConfigPath is where the built-in library reads its configuration:
@@ -44,4 +50,164 @@ func copyDocument(m map[string]any) map[string]any {
 		}
 	}
 	return out
+}
+
+// LibraryConfigError is a key or rule id in the library configuration that
+// the built-in library does not know. Key is the dotted key within the
+// library section ("exceptions.pths", or "disabled_rules" for a rule id).
+type LibraryConfigError struct {
+	Key     string
+	Value   string // the unknown rule id; "" for an unknown key
+	Nearest string // the closest valid key or rule id; "" for none
+}
+
+func (e *LibraryConfigError) Error() string {
+	var b strings.Builder
+	if e.Value != "" {
+		fmt.Fprintf(&b, "unknown rule id %q in library.%s", e.Value, e.Key)
+	} else {
+		fmt.Fprintf(&b, "unknown key %q in library", e.Key)
+	}
+	if e.Nearest != "" {
+		fmt.Fprintf(&b, "; did you mean %q?", e.Nearest)
+	}
+	return b.String()
+}
+
+// LibrarySchema is what the built-in library understands in its
+// configuration, read from the library's own source so it cannot drift:
+// the keys are the fields package ahp.lib.config reads from raw, the rule
+// ids are the codes the built-in deny rules return.
+type LibrarySchema struct {
+	Keys     []string // dotted: "disabled_rules", "exceptions.paths"
+	Sections []string // keys that hold further keys: "exceptions"
+	RuleIDs  []string
+}
+
+// BuiltinLibrarySchema derives the LibrarySchema from the embedded library.
+var BuiltinLibrarySchema = sync.OnceValues(func() (LibrarySchema, error) {
+	p, err := Builtin()
+	if err != nil {
+		return LibrarySchema{}, err
+	}
+	return librarySchema(p), nil
+})
+
+func librarySchema(p *Policy) LibrarySchema {
+	keys, sections, ids := map[string]bool{}, map[string]bool{}, map[string]bool{}
+	configPkg := ast.MustParseRef("data.ahp.lib.config")
+	builtinPkg := ast.MustParseRef("data.ahp.tool.before.builtin")
+	for _, m := range p.Modules {
+		switch {
+		case m.Package.Path.Equal(configPkg):
+			ast.WalkRefs(m, func(r ast.Ref) bool {
+				if len(r) < 2 || !r[0].Equal(ast.VarTerm("raw")) {
+					return false
+				}
+				var path []string
+				for _, t := range r[1:] {
+					s, ok := t.Value.(ast.String)
+					if !ok {
+						break
+					}
+					path = append(path, string(s))
+				}
+				for i := range path {
+					k := strings.Join(path[:i+1], ".")
+					if i < len(path)-1 {
+						sections[k] = true
+					} else {
+						keys[k] = true
+					}
+				}
+				return false
+			})
+		case m.Package.Path.Equal(builtinPkg):
+			ast.WalkTerms(m, func(t *ast.Term) bool {
+				obj, ok := t.Value.(ast.Object)
+				if !ok {
+					return false
+				}
+				if v := obj.Get(ast.StringTerm("code")); v != nil {
+					if s, ok := v.Value.(ast.String); ok {
+						ids[string(s)] = true
+					}
+				}
+				return false
+			})
+		}
+	}
+	for k := range sections {
+		delete(keys, k)
+	}
+	return LibrarySchema{Keys: sortedSet(keys), Sections: sortedSet(sections), RuleIDs: sortedSet(ids)}
+}
+
+func sortedSet(m map[string]bool) []string {
+	out := slices.Collect(maps.Keys(m))
+	slices.Sort(out)
+	return out
+}
+
+// CheckLibraryConfig returns a *LibraryConfigError for the first key of cfg
+// (the library section) or rule id in its disabled_rules that the built-in
+// library does not know: a typo there would otherwise protect nothing while
+// looking as if it did.
+func CheckLibraryConfig(cfg map[string]any) error {
+	if len(cfg) == 0 {
+		return nil
+	}
+	s, err := BuiltinLibrarySchema()
+	if err != nil {
+		return err
+	}
+	return s.Check(cfg)
+}
+
+// Check is CheckLibraryConfig against s.
+func (s LibrarySchema) Check(cfg map[string]any) error {
+	all := append(slices.Clone(s.Keys), s.Sections...)
+	var walk func(m map[string]any, prefix string) error
+	walk = func(m map[string]any, prefix string) error {
+		for _, k := range slices.Sorted(maps.Keys(m)) {
+			key := prefix + k
+			switch {
+			case slices.Contains(s.Sections, key):
+				if sub, ok := m[k].(map[string]any); ok {
+					if err := walk(sub, key+"."); err != nil {
+						return err
+					}
+				}
+			case !slices.Contains(s.Keys, key):
+				return &LibraryConfigError{Key: key, Nearest: closest(key, all)}
+			}
+		}
+		return nil
+	}
+	if err := walk(cfg, ""); err != nil {
+		return err
+	}
+	if ids, ok := cfg["disabled_rules"].([]any); ok {
+		for _, id := range ids {
+			if str, ok := id.(string); ok && !slices.Contains(s.RuleIDs, str) {
+				return &LibraryConfigError{Key: "disabled_rules", Value: str, Nearest: closest(str, s.RuleIDs)}
+			}
+		}
+	}
+	return nil
+}
+
+// closest returns the candidate nearest to s by edit distance, or "" when
+// none is near enough to be a plausible typo.
+func closest(s string, candidates []string) string {
+	best, bestD := "", -1
+	for _, c := range candidates {
+		if d := levenshtein.ComputeDistance(s, c); bestD < 0 || d < bestD {
+			best, bestD = c, d
+		}
+	}
+	if bestD < 0 || bestD > max(2, len(s)/3) {
+		return ""
+	}
+	return best
 }

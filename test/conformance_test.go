@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/ahp-opa/ahp-opa/internal/longtest"
 )
 
 // fixture is one entry of conformance/INDEX.json.
@@ -382,6 +384,9 @@ func TestConformanceFixtures(t *testing.T) {
 	})
 
 	t.Run("per_event", func(t *testing.T) {
+		// One process per fixture: the slowest part of the suite. The
+		// per_event lifecycle itself is covered by TestPerEvent.
+		longtest.Require(t)
 		for _, f := range fixtures {
 			t.Run(f.name(), func(t *testing.T) {
 				t.Parallel()

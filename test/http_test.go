@@ -24,6 +24,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/ahp-opa/ahp-opa/internal/longtest"
 )
 
 // Black-box tests of `ahp-opa serve --http` (PROTOCOL.md §8). The process
@@ -519,6 +521,7 @@ func hsWrite(t *testing.T, path string, data []byte) {
 // connections and checks every answer: right id, right decision, valid
 // wire format; the metrics then account for every decision.
 func TestHTTPServeLoad(t *testing.T) {
+	longtest.Require(t)
 	const workers, perWorker = 8, 40
 	hs := startHTTPServe(t, []string{"AHP_OPA_TOKEN=" + hsToken}, "--http-queue-wait", "10s")
 	var wg sync.WaitGroup

@@ -69,7 +69,7 @@ func runWithShared(m *testing.M) int {
 		fmt.Fprintf(os.Stderr, "test: %s; fixture tests skip and replies are checked without the JSON Schemas\n", sharedMissing)
 	}
 	sharedDir = dir
-	return m.Run()
+	return sharedtest.Main(m)
 }
 
 // requireShared returns the shared directory, or skips the test (fails it

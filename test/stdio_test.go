@@ -8,6 +8,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/ahp-opa/ahp-opa/internal/longtest"
 )
 
 // TestNotificationsGetNoOutput: a message without an id never gets any
@@ -323,6 +325,9 @@ func TestPipelining(t *testing.T) {
 			name = "default"
 		}
 		t.Run(name, func(t *testing.T) {
+			if conc != "" {
+				longtest.Require(t) // the default concurrency runs always
+			}
 			var args []string
 			if conc != "" {
 				args = append(args, conc)
@@ -490,6 +495,9 @@ func TestStdoutDiscipline(t *testing.T) {
 func TestSignals(t *testing.T) {
 	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT} {
 		t.Run(sig.String()+"/in flight", func(t *testing.T) {
+			if sig != syscall.SIGTERM {
+				longtest.Require(t) // same handler as SIGTERM
+			}
 			p := startServe(t)
 			// A reply proves the signal handler is installed.
 			p.roundTrip(t, interceptLine("evt-ready", "ls"))

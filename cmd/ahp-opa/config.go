@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -82,11 +83,21 @@ func defaultConfig() Config {
 // are fs. configPath is the --config value ("" for none).
 func loadConfig(fs *pflag.FlagSet, configPath string, environ func() []string) (Config, error) {
 	k := koanf.New(".")
+	lines := map[string]int{}      // config file key -> line
+	fromEnv := map[string]string{} // key -> environment variable that set it
+	var unknownEnv []string
 	if configPath != "" {
-		if err := k.Load(configFile(configPath), yaml.Parser()); err != nil {
+		doc, err := configFile(configPath).ReadBytes()
+		if err != nil {
 			if _, ok := errors.AsType[*pathread.Error](err); ok {
 				return Config{}, fmt.Errorf("config file %w", err) // it names the path
 			}
+			return Config{}, fmt.Errorf("config file %s: %w", configPath, err)
+		}
+		if err := checkFileKeys(configPath, doc, lines); err != nil {
+			return Config{}, err
+		}
+		if err := k.Load(bytesProvider(doc), yaml.Parser()); err != nil {
 			return Config{}, fmt.Errorf("config file %s: %w", configPath, err)
 		}
 	}
@@ -95,7 +106,13 @@ func loadConfig(fs *pflag.FlagSet, configPath string, environ func() []string) (
 		EnvironFunc: environ,
 		TransformFunc: func(key, value string) (string, any) {
 			// A double underscore nests: AHP_OPA_AUDIT__FILE__PATH is audit.file.path.
+			name := key
 			key = strings.ReplaceAll(strings.ToLower(strings.TrimPrefix(key, envPrefix)), "__", ".")
+			if key != "token" && !keyKnown(key) {
+				unknownEnv = append(unknownEnv, name)
+				return "", nil
+			}
+			fromEnv[key] = name
 			if key == "policy" || key == "canary" {
 				return key, strings.Split(value, ",")
 			}
@@ -107,6 +124,16 @@ func loadConfig(fs *pflag.FlagSet, configPath string, environ func() []string) (
 	}), nil)
 	if err != nil {
 		return Config{}, fmt.Errorf("environment: %w", err)
+	}
+	if len(unknownEnv) > 0 {
+		slices.Sort(unknownEnv)
+		name := unknownEnv[0]
+		leaves, _, _ := configKeys()
+		var names []string
+		for _, l := range leaves {
+			names = append(names, envKeyName(l))
+		}
+		return Config{}, fmt.Errorf("%w: environment variable %s is not a setting%s", ErrUnknownKey, name, suggest(name, names))
 	}
 	err = k.Load(posflag.ProviderWithFlag(fs, ".", k, func(f *pflag.Flag) (string, any) {
 		if f.Name == "config" || f.Name == "help" {
@@ -131,10 +158,50 @@ func loadConfig(fs *pflag.FlagSet, configPath string, environ func() []string) (
 		Result:           &cfg,
 		TagName:          "koanf",
 	}})
+	where := func(key string) string {
+		if fs != nil {
+			for name, f := range flagNames(fs) {
+				if f == key && fs.Changed(name) {
+					return "flag --" + name
+				}
+			}
+		}
+		if name, ok := fromEnv[key]; ok {
+			return "environment variable " + name
+		}
+		if line, ok := lines[key]; ok {
+			return fmt.Sprintf("%s:%d", configPath, line)
+		}
+		return "default"
+	}
 	if err != nil {
-		return Config{}, fmt.Errorf("configuration: %w", err)
+		return Config{}, locateDecodeError(err, where)
+	}
+	if err := checkLibrary(cfg.Library, where); err != nil {
+		return Config{}, err
 	}
 	return cfg, cfg.validate()
+}
+
+// flagNames maps each flag of fs to its configuration key.
+func flagNames(fs *pflag.FlagSet) map[string]string {
+	out := map[string]string{}
+	fs.VisitAll(func(f *pflag.Flag) {
+		if key, ok := flagKeys[f.Name]; ok {
+			out[f.Name] = key
+		} else {
+			out[f.Name] = strings.ReplaceAll(f.Name, "-", "_")
+		}
+	})
+	return out
+}
+
+// bytesProvider hands koanf a configuration document already read.
+type bytesProvider []byte
+
+func (b bytesProvider) ReadBytes() ([]byte, error) { return b, nil }
+func (b bytesProvider) Read() (map[string]any, error) {
+	return nil, errors.New("bytesProvider needs a parser")
 }
 
 func (c Config) validate() error {

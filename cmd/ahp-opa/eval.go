@@ -17,7 +17,8 @@ const maxEvalInput = transport.DefaultMaxMessageBytes
 
 func evalCommand() *cobra.Command {
 	var configPath string
-	var explain, printInput bool
+	var explain string
+	var printInput bool
 	cmd := &cobra.Command{
 		Use:   "eval [--policy PATH]... FILE|-",
 		Short: "Decide one event or intercept request and print the AHP response",
@@ -25,8 +26,11 @@ func evalCommand() *cobra.Command {
 FILE (or stdin for -) and prints the JSON-RPC response a harness would get.
 An event is wrapped in a request that advertises the deny effect.
 
-With --explain it also prints, on stderr, every decision rule that fired
-with its file:line, including built-in rules the configuration disabled.
+With --explain (--explain=rules) it also prints, on stderr, every decision
+rule that fired with its file:line, including built-in rules the
+configuration disabled. --explain=notes, fails, full or debug prints OPA's
+evaluation trace on stderr instead, filtered as opa eval --explain does
+(notes: trace() calls; fails: failed expressions; full: every step).
 With --print-input it prints only the policy input: the event with the
 input.ahp enrichment (tool family, parsed shell command, resolved paths),
 ready to paste into a Rego test.
@@ -34,6 +38,11 @@ ready to paste into a Rego test.
 Exit status: 0 for a result (no objection or deny), 1 for an error response.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			switch explain {
+			case "", "rules", "notes", "fails", "full", "debug":
+			default:
+				return fmt.Errorf("--explain %q: want rules, notes, fails, full or debug", explain)
+			}
 			cfg, err := loadConfig(withoutFlags(cmd.Flags(), "explain", "print-input"), configPath, os.Environ)
 			if err != nil {
 				return err
@@ -74,8 +83,14 @@ Exit status: 0 for a result (no objection or deny), 1 for an error response.`,
 				return err
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "%s\n", out)
-			if explain {
+			switch explain {
+			case "":
+			case "rules":
 				if err := explainDecision(cmd.Context(), cmd.ErrOrStderr(), eng, data); err != nil {
+					return err
+				}
+			default:
+				if err := traceDecision(cmd.Context(), cmd.ErrOrStderr(), eng, data, explain); err != nil {
 					return err
 				}
 			}
@@ -86,7 +101,8 @@ Exit status: 0 for a result (no objection or deny), 1 for an error response.`,
 		},
 	}
 	cmd.Flags().StringVar(&configPath, "config", "", "YAML configuration `file`")
-	cmd.Flags().BoolVar(&explain, "explain", false, "print the rules that fired, with file:line, on stderr")
+	cmd.Flags().StringVar(&explain, "explain", "", "on stderr: `mode` rules (the rules that fired, with file:line; --explain alone), or OPA's trace: notes, fails, full or debug")
+	cmd.Flags().Lookup("explain").NoOptDefVal = "rules"
 	cmd.Flags().BoolVar(&printInput, "print-input", false, "print the enriched policy input instead of deciding")
 	addEngineFlags(cmd.Flags())
 	return cmd

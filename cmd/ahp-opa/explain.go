@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"github.com/open-policy-agent/opa/v1/ast"
+	"github.com/open-policy-agent/opa/v1/topdown"
+	"github.com/open-policy-agent/opa/v1/topdown/lineage"
 	"github.com/spf13/pflag"
 
 	"github.com/ahp-opa/ahp-opa/engine"
@@ -136,4 +138,34 @@ func withoutFlags(fs *pflag.FlagSet, names ...string) *pflag.FlagSet {
 		out.AddFlag(f)
 	})
 	return out
+}
+
+// traceDecision prints OPA's evaluation trace of the decision for the event
+// in data, filtered by mode as opa eval --explain filters it.
+func traceDecision(ctx context.Context, w io.Writer, eng *engine.Engine, data []byte, mode string) error {
+	event, err := eventOf(data)
+	if err != nil {
+		return err
+	}
+	snap := eng.Snapshot()
+	if snap == nil {
+		return engine.ErrNotReady
+	}
+	input, err := eng.Input(event)
+	if err != nil {
+		return err
+	}
+	events, err := snap.Trace(ctx, input)
+	switch mode {
+	case "notes":
+		events = lineage.Notes(events)
+	case "fails":
+		events = lineage.Fails(events)
+	case "full":
+		events = lineage.Full(events)
+	case "debug":
+		events = lineage.Debug(events)
+	}
+	topdown.PrettyTraceWithLocation(w, events)
+	return err
 }

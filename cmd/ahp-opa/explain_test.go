@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/open-policy-agent/opa/v1/ast"
+
 	"github.com/ahp-opa/ahp-opa/bundles"
 	"github.com/ahp-opa/ahp-opa/engine"
 )
@@ -64,6 +66,49 @@ func TestExplainDecision(t *testing.T) {
 	} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("explanation lacks %q:\n%s", want, out.String())
+		}
+	}
+}
+
+// TestTraceDecision: --explain=notes|fails|full print OPA's trace filtered
+// as opa eval --explain does.
+func TestTraceDecision(t *testing.T) {
+	p, err := bundles.Builtin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	user := &bundles.Policy{Modules: map[string]*ast.Module{
+		"note.rego": ast.MustParseModuleWithOpts("package ahp.tool.before.noted\ndeny contains \"never\" if {\n\ttrace(\"noted-here\")\n\tcount(input.tool.name) > 100\n}\n", ast.ParserOptions{RegoVersion: ast.RegoV1}),
+	}}
+	p, err = bundles.Merge(p, user)
+	if err != nil {
+		t.Fatal(err)
+	}
+	eng := engine.New(engine.Options{})
+	if err := eng.Load(context.Background(), p); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		mode      string
+		want, not []string
+	}{
+		{"notes", []string{`Note "noted-here"`}, []string{"Fail "}},
+		{"fails", []string{"Fail gt("}, []string{"Note "}},
+		{"full", []string{"Enter ", `Note "noted-here"`, "Fail "}, nil},
+	} {
+		var out bytes.Buffer
+		if err := traceDecision(context.Background(), &out, eng, []byte(explainEvent), tc.mode); err != nil {
+			t.Fatal(err)
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(out.String(), w) {
+				t.Errorf("%s: trace lacks %q", tc.mode, w)
+			}
+		}
+		for _, n := range tc.not {
+			if strings.Contains(out.String(), n) {
+				t.Errorf("%s: trace has %q", tc.mode, n)
+			}
 		}
 	}
 }

@@ -79,18 +79,19 @@ type (
 
 // registrationOptions are the flags of the registration command.
 type registrationOptions struct {
-	id            string
-	transport     string
-	lifecycle     string
-	command       string
-	url           string
-	tokenEnv      string
-	failurePolicy string
-	timeoutMs     int
-	content       string
-	observe       []string
-	observeSet    bool
-	serveArgs     []string // extra arguments for `serve --stdio`
+	id             string
+	transport      string
+	lifecycle      string
+	command        string
+	url            string
+	tokenEnv       string
+	failurePolicy  string
+	timeoutMs      int
+	content        string
+	observeContent string
+	observe        []string
+	observeSet     bool
+	serveArgs      []string // extra arguments for `serve --stdio`
 }
 
 func registrationCommand() *cobra.Command {
@@ -143,7 +144,8 @@ run. A deny is enforced either way. Arguments after -- are appended to
 	fs.StringVar(&o.failurePolicy, "failure-policy", "", "fail-closed or fail-open (required)")
 	fs.IntVar(&o.timeoutMs, "timeout-ms", 0,
 		fmt.Sprintf("harness deadline for one decision; default %d, %d for per_event", defaultTimeoutMs, defaultPerEventTimeoutMs))
-	fs.StringVar(&o.content, "content", "metadata", "content selection default: body, metadata or omit")
+	fs.StringVar(&o.content, "content", "body", "content selection default of the intercept subscription: body, metadata or omit (body: rules see the command and paths)")
+	fs.StringVar(&o.observeContent, "observe-content", "metadata", "content selection default of the observe subscription: body, metadata or omit")
 	fs.StringSliceVar(&o.observe, "observe", defaultObserved, `events to observe for the audit trail; "" for none`)
 	return cmd
 }
@@ -162,10 +164,12 @@ func (o registrationOptions) build() (*registration, []string, error) {
 	default:
 		return nil, nil, fmt.Errorf("--failure-policy %q: want fail-closed or fail-open", o.failurePolicy)
 	}
-	switch o.content {
-	case "body", "metadata", "omit":
-	default:
-		return nil, nil, fmt.Errorf("--content %q: want body, metadata or omit", o.content)
+	for flag, v := range map[string]string{"--content": o.content, "--observe-content": o.observeContent} {
+		switch v {
+		case "body", "metadata", "omit":
+		default:
+			return nil, nil, fmt.Errorf("%s %q: want body, metadata or omit", flag, v)
+		}
 	}
 	h := hook{ID: o.id}
 	timeout := defaultTimeoutMs
@@ -240,7 +244,7 @@ func (o registrationOptions) build() (*registration, []string, error) {
 	}
 	if len(events) > 0 {
 		h.Subscriptions = append(h.Subscriptions, subscription{
-			Events: events, Mode: "observe", Content: content{Default: o.content},
+			Events: events, Mode: "observe", Content: content{Default: o.observeContent},
 		})
 	}
 	return &registration{ProtocolVersion: transport.ProtocolVersion, Hooks: []hook{h}}, warnings, nil

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -280,5 +281,49 @@ func TestRegistrationRefuses(t *testing.T) {
 				t.Errorf("printed a document despite the error:\n%s", out)
 			}
 		})
+	}
+}
+
+// TestReadmeRegistration: the document README shows under "Use it from a
+// harness" is exactly what the command shown above it prints, and it
+// passes the official schema.
+func TestReadmeRegistration(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, ok := strings.Cut(string(readme), "## Use it from a harness")
+	if !ok {
+		t.Fatal(`README has no "Use it from a harness" section`)
+	}
+	section, _, _ = strings.Cut(section, "\n## ")
+	_, rest, ok := strings.Cut(section, "```sh\nahp-opa registration ")
+	if !ok {
+		t.Fatal("the section shows no ahp-opa registration command")
+	}
+	cmdLine, rest, _ := strings.Cut(rest, "\n")
+	_, doc, ok := strings.Cut(rest, "```json\n")
+	if !ok {
+		t.Fatal("no JSON block follows the command")
+	}
+	doc, _, _ = strings.Cut(doc, "```")
+
+	stdout, _, err := runRegistration(t, strings.Fields(cmdLine)...)
+	if err != nil {
+		t.Fatalf("ahp-opa registration %s: %v", cmdLine, err)
+	}
+	var got, want any
+	if err := json.Unmarshal([]byte(stdout), &got); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal([]byte(doc), &want); err != nil {
+		t.Fatalf("README's document is not JSON: %v", err)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("README's document differs from the command's output\nREADME:\n%s\ncommand:\n%s", doc, stdout)
+	}
+	sch, _ := registrationSchema(t)
+	if err := validate(t, sch, []byte(doc)); err != nil {
+		t.Errorf("README's document fails the schema: %v", err)
 	}
 }

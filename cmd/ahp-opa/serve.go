@@ -133,6 +133,7 @@ decides.`,
 			return nil
 		},
 	}
+	defer func() { cmd.Long += fileOnlyKeysHelp(cmd.Flags()) }()
 	cmd.Flags().StringVar(&configPath, "config", "", "YAML configuration `file`")
 	cmd.Flags().Bool("stdio", false, "serve the stdio binding on stdin/stdout")
 	addEngineFlags(cmd.Flags())

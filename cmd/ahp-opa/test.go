@@ -15,6 +15,8 @@ import (
 	"github.com/open-policy-agent/opa/v1/loader"
 	"github.com/open-policy-agent/opa/v1/storage/inmem"
 	"github.com/open-policy-agent/opa/v1/tester"
+	"github.com/open-policy-agent/opa/v1/topdown"
+	"github.com/open-policy-agent/opa/v1/topdown/lineage"
 	"github.com/spf13/cobra"
 
 	"github.com/ahp-opa/ahp-opa/bundles"
@@ -29,6 +31,11 @@ type testOptions struct {
 	threshold   float64
 	withBuiltin bool
 	timeout     time.Duration
+	format      string // pretty or json, as opa test --format
+	explain     string // trace filter with -v: fails, full, notes ("" : notes and fails, as opa)
+	varValues   bool   // show the failing line and its local variables
+	skipZero    bool   // skipped tests do not change the exit status
+	failOnEmpty bool   // finding no test is an error
 }
 
 func testCommand() *cobra.Command {
@@ -48,18 +55,40 @@ disabled built-in rule, an exception).
 The tests see only what they put in input: to test rules that read
 input.ahp, give the enriched input, which ` + "`ahp-opa eval --print-input`" + ` prints.
 
-Exit status: 0 when every test passes, 1 when one fails or errors, 2 when
-no test was found.`,
+Exit status, as opa test: 0 when every test passes; 2 when a test fails,
+errors or is skipped (-z: skipped tests do not count) or coverage is below
+--threshold; 1 when the tests cannot run (a file does not parse or
+compile), or when no test was found with --fail-on-empty.
+
+Output, as opa test: each outcome is PASS, FAIL, ERROR or SKIPPED; -v
+prints every test with its duration and, for failures, the trace (notes
+and failed expressions; --explain picks fails, full, notes or debug);
+--format json prints opa's JSON results. The output has no colour.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			switch o.format {
+			case "pretty", "json":
+			default:
+				return fmt.Errorf("--format %q: want pretty or json", o.format)
+			}
+			switch o.explain {
+			case "", "fails", "full", "notes", "debug":
+			default:
+				return fmt.Errorf("--explain %q: want fails, full, notes or debug", o.explain)
+			}
 			return runTests(cmd.Context(), cmd.OutOrStdout(), args, o)
 		},
 	}
 	f := cmd.Flags()
-	f.BoolVarP(&o.verbose, "verbose", "v", false, "print every test, and the print() output of failing ones")
+	f.BoolVarP(&o.verbose, "verbose", "v", false, "print every test with its duration, and the trace of failing ones")
 	f.StringVarP(&o.run, "run", "r", "", "run only the tests whose package.name matches this `regex`")
 	f.BoolVarP(&o.coverage, "coverage", "c", false, "print a JSON coverage report instead of the results")
 	f.Float64Var(&o.threshold, "threshold", 0, "with --coverage, fail when coverage is below this `percentage`")
 	f.BoolVar(&o.withBuiltin, "with-builtin", false, "load the built-in library's rules next to PATH")
+	f.StringVarP(&o.format, "format", "f", "pretty", "output `format`: pretty or json")
+	f.StringVar(&o.explain, "explain", "", "with -v, the trace shown: fails, full, notes or debug (default: notes and fails)")
+	f.BoolVar(&o.varValues, "var-values", false, "show the failing expression's line and local variables")
+	f.BoolVarP(&o.skipZero, "exit-zero-on-skipped", "z", false, "skipped tests do not make the exit status non-zero")
+	f.BoolVar(&o.failOnEmpty, "fail-on-empty", false, "exit 1 when no test was found")
 	f.DurationVar(&o.timeout, "timeout", defaultTestTimeout, "deadline for each test")
 	return cmd
 }
@@ -93,6 +122,7 @@ func runTests(ctx context.Context, out io.Writer, paths []string, o testOptions)
 		SetTimeout(o.timeout).
 		Filter(o.run).
 		CapturePrintOutput(true).
+		EnableTracing(o.verbose).
 		RaiseBuiltinErrors(true)
 	if o.coverage {
 		cov = cover.New()
@@ -108,27 +138,38 @@ func runTests(ctx context.Context, out io.Writer, paths []string, o testOptions)
 	go func() {
 		defer close(counted)
 		for r := range ch {
+			r.Trace = filterTrace(o, r.Trace)
+			if r.Error != nil {
+				// One outcome per test: an errored test reads ERROR on its
+				// own line too, as it is counted in the summary.
+				r.Fail = false
+			}
 			results = append(results, r)
 			counted <- r
 		}
 	}()
+	var rep tester.Reporter = tester.PrettyReporter{Output: out, Verbose: o.verbose,
+		FailureLine: o.varValues || o.verbose, LocalVars: o.varValues || o.verbose}
+	if o.format == "json" {
+		rep = tester.JSONReporter{Output: out}
+	}
 	if o.coverage {
 		for range counted {
 		}
-	} else {
-		rep := tester.PrettyReporter{Output: out, Verbose: o.verbose, FailureLine: true, LocalVars: o.verbose}
-		if err := rep.Report(counted); err != nil {
-			return err
-		}
+	} else if err := rep.Report(counted); err != nil {
+		return err
 	}
 
 	if len(results) == 0 {
-		fmt.Fprintln(out, "no tests found")
-		return exitError{code: 2}
+		if o.failOnEmpty {
+			fmt.Fprintln(out, "no tests were run")
+			return exitError{code: 1}
+		}
+		return nil
 	}
 	failed := false
 	for _, r := range results {
-		if !r.Pass() && !r.Skip {
+		if !r.Pass() && !(r.Skip && o.skipZero) {
 			failed = true
 		}
 	}
@@ -145,9 +186,27 @@ func runTests(ctx context.Context, out io.Writer, paths []string, o testOptions)
 		}
 	}
 	if failed {
-		return exitError{code: 1}
+		return exitError{code: 2}
 	}
 	return nil
+}
+
+// filterTrace keeps the trace events that -v and --explain ask for, as
+// opa test does: notes and failures by default.
+func filterTrace(o testOptions, trace []*topdown.Event) []*topdown.Event {
+	switch o.explain {
+	case "notes":
+		return lineage.Notes(trace)
+	case "full":
+		return lineage.Full(trace)
+	case "fails":
+		return lineage.Fails(trace)
+	case "debug":
+		return lineage.Debug(trace)
+	}
+	return lineage.Filter(trace, func(e *topdown.Event) bool {
+		return e.Op == topdown.NoteOp || e.Op == topdown.FailOp
+	})
 }
 
 // loadTestSources loads Rego modules (tests included) and data documents

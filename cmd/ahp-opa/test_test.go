@@ -54,7 +54,7 @@ func TestTestCommand(t *testing.T) {
 				"p.rego":      passingPolicy,
 				"p_test.rego": "package ahp.tool.before.t_test\ntest_bad if { 1 == 2 }\ntest_good if { true }\n",
 			},
-			exit:     1,
+			exit:     2,
 			contains: []string{"test_bad: FAIL", "FAIL: 1/2"},
 		},
 		{
@@ -66,10 +66,57 @@ func TestTestCommand(t *testing.T) {
 			contains: []string{"PASS: 1/1"},
 		},
 		{
-			name:     "no tests",
+			name:  "no tests",
+			files: map[string]string{"p.rego": passingPolicy},
+		},
+		{
+			name:     "no tests, fail on empty",
 			files:    map[string]string{"p.rego": passingPolicy},
+			opts:     testOptions{failOnEmpty: true},
+			exit:     1,
+			contains: []string{"no tests were run"},
+		},
+		{
+			name: "error",
+			files: map[string]string{
+				"p_test.rego": "package x_test\ntest_err if { to_number(input.x) == 1 with input as {\"x\": \"abc\"} }\ntest_good if { true }\n",
+			},
 			exit:     2,
-			contains: []string{"no tests found"},
+			contains: []string{"test_err: ERROR", "ERROR: 1/2"},
+		},
+		{
+			name: "skipped counts, as in opa",
+			files: map[string]string{
+				"p_test.rego": "package x_test\ntodo_test_later if { true }\ntest_good if { true }\n",
+			},
+			exit:     2,
+			contains: []string{"SKIPPED"},
+		},
+		{
+			name: "skipped with -z",
+			files: map[string]string{
+				"p_test.rego": "package x_test\ntodo_test_later if { true }\ntest_good if { true }\n",
+			},
+			opts:     testOptions{skipZero: true},
+			contains: []string{"SKIPPED"},
+		},
+		{
+			name: "verbose trace and durations",
+			files: map[string]string{
+				"p_test.rego": "package x_test\ntest_bad if { trace(\"checking one\"); 1 == 2 }\n",
+			},
+			opts:     testOptions{verbose: true},
+			exit:     2,
+			contains: []string{"test_bad: FAIL (", "Note \"checking one\"", "Fail 1 = 2"},
+		},
+		{
+			name: "json",
+			files: map[string]string{
+				"p_test.rego": "package x_test\ntest_bad if { 1 == 2 }\ntest_good if { true }\n",
+			},
+			opts:     testOptions{format: "json"},
+			exit:     2,
+			contains: []string{`"name": "test_bad"`, `"fail": true`, `"duration"`},
 		},
 		{
 			name: "coverage threshold",
@@ -78,7 +125,7 @@ func TestTestCommand(t *testing.T) {
 				"p_test.rego": "package x_test\ntest_good if { true }\n",
 			},
 			opts:     testOptions{coverage: true, threshold: 100},
-			exit:     1,
+			exit:     2,
 			contains: []string{`"coverage"`, "below the threshold"},
 		},
 	}
@@ -117,5 +164,20 @@ func TestBuiltinAndExamplesPass(t *testing.T) {
 		if err := runTests(context.Background(), &out, c.paths, testOptions{withBuiltin: c.builtin}); err != nil {
 			t.Errorf("%v: %v\n%s", c.paths, err, out.String())
 		}
+	}
+}
+
+// TestTestCommandLoadError: a file that does not parse is exit 1 (an error
+// running the tests), not 2 (failing tests), as in opa test.
+func TestTestCommandLoadError(t *testing.T) {
+	dir := writeFiles(t, map[string]string{"p_test.rego": "package x_test\ntest_a if {\n"})
+	var out bytes.Buffer
+	err := runTests(context.Background(), &out, []string{dir}, testOptions{})
+	var exit exitError
+	if err == nil || errors.As(err, &exit) {
+		t.Fatalf("err = %v, want a plain error (exit 1)", err)
+	}
+	if !strings.Contains(err.Error(), "p_test.rego:") {
+		t.Errorf("error does not name the file: %v", err)
 	}
 }

@@ -11,6 +11,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
+	"sync"
 	"testing"
 )
 
@@ -59,8 +61,46 @@ func settle(tb testing.TB, dir string, err error) string {
 	if Required() {
 		tb.Fatalf("%v; %s=1 makes this a failure", err, EnvRequire)
 	}
+	skipped.Lock()
+	skipped.names = append(skipped.names, tb.Name())
+	skipped.why = err.Error()
+	skipped.Unlock()
 	tb.Skip(err.Error())
 	return ""
+}
+
+// skipped collects the tests that skipped for want of the material, for
+// the one summary line Main prints.
+var skipped struct {
+	sync.Mutex
+	names []string
+	why   string
+}
+
+// Main runs the package's tests (call it from TestMain) and then, when some
+// skipped because the shared material is absent, prints one line on stderr
+// naming them and how to run them, so a skip is never silent without -v.
+func Main(m *testing.M) int {
+	code := m.Run()
+	if line := SkipSummary(); line != "" {
+		fmt.Fprintln(os.Stderr, line)
+	}
+	return code
+}
+
+// SkipSummary is the line Main prints: "" when no test skipped.
+func SkipSummary() string {
+	skipped.Lock()
+	defer skipped.Unlock()
+	if len(skipped.names) == 0 {
+		return ""
+	}
+	names := skipped.names
+	if len(names) > 8 {
+		names = append(names[:8:8], fmt.Sprintf("and %d more", len(skipped.names)-8))
+	}
+	return fmt.Sprintf("sharedtest: SKIPPED %d test(s) needing the shared material (%s): %s; to run them put the shared folder beside the checkout or set %s / %s",
+		len(skipped.names), strings.Join(names, ", "), skipped.why, EnvAHPDir, EnvAdaptersDir)
 }
 
 func locate(env, sub, marker string) (string, error) {
