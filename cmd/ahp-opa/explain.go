@@ -166,6 +166,12 @@ func traceDecision(ctx context.Context, w io.Writer, eng *engine.Engine, data []
 	case "debug":
 		events = lineage.Debug(events)
 	}
-	topdown.PrettyTraceWithLocation(w, events)
+	// The trace quotes input values (commands, file contents): mask secrets
+	// in it as every other output of eval is masked.
+	var buf bytes.Buffer
+	topdown.PrettyTraceWithLocation(&buf, events)
+	if _, werr := io.WriteString(w, redact.Default().String(buf.String())); err == nil {
+		err = werr
+	}
 	return err
 }

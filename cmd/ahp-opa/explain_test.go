@@ -112,3 +112,31 @@ func TestTraceDecision(t *testing.T) {
 		}
 	}
 }
+
+// TestTraceMasksSecrets: a trace can quote the input (a note that prints
+// the command), so a token in it must come out masked in every mode.
+func TestTraceMasksSecrets(t *testing.T) {
+	p := &bundles.Policy{Modules: map[string]*ast.Module{
+		"note.rego": ast.MustParseModuleWithOpts("package ahp.tool.before.noted\ndeny contains \"never\" if {\n\ttrace(sprintf(\"cmd=%s\", [input.tool.input.command]))\n\tcount(input.tool.name) > 100\n}\n", ast.ParserOptions{RegoVersion: ast.RegoV1}),
+	}}
+	eng := engine.New(engine.Options{})
+	if err := eng.Load(context.Background(), p); err != nil {
+		t.Fatal(err)
+	}
+	const token = "ghp_0123456789abcdefghijABCDEFGHIJ012345"
+	event := `{"id":"e1","source":"urn:t","type":"tool.before","time":"2026-01-02T03:04:05Z",` +
+		`"session":{"id":"s","cwd":"/repo","workspaceRoots":["/repo"]},"call":{"id":"c"},` +
+		`"tool":{"name":"Bash","kind":"shell","input":{"command":"GITHUB_TOKEN=` + token + ` git push"}}}`
+	for _, mode := range []string{"notes", "full"} {
+		var out bytes.Buffer
+		if err := traceDecision(context.Background(), &out, eng, []byte(event), mode); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(out.String(), "cmd=GITHUB_TOKEN=") {
+			t.Fatalf("%s: the note is missing from the trace:\n%s", mode, out.String())
+		}
+		if strings.Contains(out.String(), token) {
+			t.Errorf("%s: trace quotes the token:\n%s", mode, out.String())
+		}
+	}
+}
