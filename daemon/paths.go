@@ -8,10 +8,9 @@
 package daemon
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"os"
 	"path/filepath"
 	"runtime/debug"
@@ -71,8 +70,11 @@ type Paths struct {
 // by key (the daemon's arguments): hooks configured alike share a daemon,
 // hooks with another policy get their own.
 func PathsFor(dir string, key []string) Paths {
-	h := sha256.Sum256([]byte(strings.Join(key, "\x00")))
-	id := hex.EncodeToString(h[:6])
+	// Not a security boundary (the directory is private): fnv keeps crypto
+	// out of the hook binary's start.
+	h := fnv.New64a()
+	h.Write([]byte(strings.Join(key, "\x00")))
+	id := strconv.FormatUint(h.Sum64(), 36)
 	p := func(ext string) string { return filepath.Join(dir, "d-"+id+ext) }
 	return Paths{Socket: p(".sock"), Life: p(".life"), Start: p(".start"), Noted: filepath.Join(dir, "fallback-noted")}
 }
