@@ -110,12 +110,18 @@ func (c *Client) ask(ctx context.Context, agent string, payload []byte) (adapter
 	if version == "" {
 		version = Version()
 	}
-	if err := writeRequest(conn, request{Version: version, Agent: agent, Payload: payload}); err != nil {
-		return adapters.Answer{}, err
-	}
+	werr := writeRequest(conn, request{Version: version, Agent: agent, Payload: payload})
+	// A daemon that refuses answers before reading, so a failed write may
+	// still have a response waiting.
 	resp, err := readResponse(bufio.NewReader(conn))
 	if err != nil {
+		if werr != nil {
+			return adapters.Answer{}, werr
+		}
 		return adapters.Answer{}, err
+	}
+	if werr != nil && resp.Status == StatusOK {
+		return adapters.Answer{}, werr
 	}
 	switch resp.Status {
 	case StatusVersion:
