@@ -68,7 +68,7 @@ type agent struct {
 	// flat ones list handlers directly under the event.
 	nested     bool
 	commandKey string
-	handler    func(cmd string) map[string]any
+	handler    func(cmd string) *object
 	version1   bool // the file needs "version": 1
 	notes      []string
 }
@@ -78,9 +78,9 @@ var agents = map[string]agent{
 		user:    func(h, _ string) string { return filepath.Join(h, ".claude", "settings.json") },
 		project: func(_, p string) string { return filepath.Join(p, ".claude", "settings.json") },
 		event:   "PreToolUse", nested: true, commandKey: "command",
-		handler: func(cmd string) map[string]any {
+		handler: func(cmd string) *object {
 			// onFailure "block": a hook that cannot start or times out blocks.
-			return map[string]any{"type": "command", "command": cmd, "timeout": int(HookTimeout.Seconds()), "onFailure": "block"}
+			return pairs("type", "command", "command", cmd, "timeout", int(HookTimeout.Seconds()), "onFailure", "block")
 		},
 		notes: []string{"onFailure \"block\" needs Claude Code 2.1.295 or later; older versions ignore it and the hook's own deny still applies"},
 	},
@@ -88,8 +88,8 @@ var agents = map[string]agent{
 		user:    func(h, _ string) string { return filepath.Join(h, ".codex", "hooks.json") },
 		project: func(_, p string) string { return filepath.Join(p, ".codex", "hooks.json") },
 		event:   "PreToolUse", nested: true, commandKey: "command",
-		handler: func(cmd string) map[string]any {
-			return map[string]any{"type": "command", "command": cmd, "timeout": int(HookTimeout.Seconds())}
+		handler: func(cmd string) *object {
+			return pairs("type", "command", "command", cmd, "timeout", int(HookTimeout.Seconds()))
 		},
 		notes: []string{
 			"Codex runs a new or changed hook only after you trust it (/hooks, or --dangerously-bypass-hook-trust)",
@@ -100,8 +100,8 @@ var agents = map[string]agent{
 		user:    func(h, _ string) string { return filepath.Join(h, ".gemini", "settings.json") },
 		project: func(_, p string) string { return filepath.Join(p, ".gemini", "settings.json") },
 		event:   "BeforeTool", nested: true, commandKey: "command",
-		handler: func(cmd string) map[string]any {
-			return map[string]any{"type": "command", "command": cmd, "name": "ahp-opa", "timeout": HookTimeout.Milliseconds()}
+		handler: func(cmd string) *object {
+			return pairs("type", "command", "command", cmd, "name", "ahp-opa", "timeout", HookTimeout.Milliseconds())
 		},
 		notes: []string{"Gemini CLI has no fail-closed switch: ahp-opa-hook answers a deny itself when it cannot decide"},
 	},
@@ -109,8 +109,8 @@ var agents = map[string]agent{
 		user:    func(h, _ string) string { return filepath.Join(h, ".cursor", "hooks.json") },
 		project: func(_, p string) string { return filepath.Join(p, ".cursor", "hooks.json") },
 		event:   "preToolUse", commandKey: "command", version1: true,
-		handler: func(cmd string) map[string]any {
-			return map[string]any{"type": "command", "command": cmd, "timeout": int(HookTimeout.Seconds()), "failClosed": true}
+		handler: func(cmd string) *object {
+			return pairs("type", "command", "command", cmd, "timeout", int(HookTimeout.Seconds()), "failClosed", true)
 		},
 	},
 	"copilot": {
@@ -122,8 +122,8 @@ var agents = map[string]agent{
 		},
 		project: func(_, p string) string { return filepath.Join(p, ".github", "hooks", "ahp-opa.json") },
 		event:   "preToolUse", commandKey: "bash", version1: true,
-		handler: func(cmd string) map[string]any {
-			return map[string]any{"type": "command", "bash": cmd, "timeoutSec": int(HookTimeout.Seconds())}
+		handler: func(cmd string) *object {
+			return pairs("type", "command", "bash", cmd, "timeoutSec", int(HookTimeout.Seconds()))
 		},
 		notes: []string{"Copilot has no fail-closed switch: ahp-opa-hook answers a deny itself when it cannot decide"},
 	},
@@ -177,6 +177,10 @@ func Apply(o Options) (Result, error) {
 	indent := "  "
 	if existed && strings.TrimSpace(string(old)) != "" {
 		if doc, err = parseObject(old); err != nil {
+			var se *json.SyntaxError
+			if errors.As(err, &se) {
+				err = fmt.Errorf("%w (at byte %d)", err, se.Offset)
+			}
 			return res, fmt.Errorf("%w: %s: %w; nothing was changed", ErrUnparsable, path, err)
 		}
 		indent = indentOf(old)
@@ -240,7 +244,7 @@ func (a agent) edit(doc *object, cmd string, uninstall bool) error {
 	if !uninstall {
 		h := a.handler(cmd)
 		if a.nested {
-			kept = append(kept, mustRaw(map[string]any{"matcher": "*", "hooks": []any{h}}))
+			kept = append(kept, mustRaw(pairs("matcher", "*", "hooks", []any{h})))
 		} else {
 			kept = append(kept, mustRaw(h))
 		}

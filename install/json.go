@@ -152,3 +152,12 @@ func indentOf(b []byte) string {
 	}
 	return "  "
 }
+
+// pairs builds an object from key, value, key, value… in that order.
+func pairs(kv ...any) *object {
+	o := newObject()
+	for i := 0; i+1 < len(kv); i += 2 {
+		o.set(kv[i].(string), mustRaw(kv[i+1]))
+	}
+	return o
+}

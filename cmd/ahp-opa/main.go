@@ -23,7 +23,7 @@ func main() {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(serveCommand(), evalCommand(), registrationCommand(), testCommand(), versionCommand())
+	root.AddCommand(serveCommand(), evalCommand(), registrationCommand(), testCommand(), versionCommand(), installCommand())
 	if err := root.Execute(); err != nil {
 		var exit exitError
 		if errors.As(err, &exit) {
