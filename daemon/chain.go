@@ -34,7 +34,7 @@ type Chain struct {
 func (c *Chain) Answer(ctx context.Context, agent string, payload []byte) adapters.Answer {
 	var whyNot []string
 	if c.Daemon != nil {
-		ans, err := c.Daemon.Hook(ctx, agent, payload)
+		ans, err := c.Daemon.Hook(ctx, Request{Agent: agent, Payload: payload, FailOpen: c.FailOpen})
 		if err == nil {
 			return ans
 		}

@@ -46,6 +46,7 @@ func TestChain(t *testing.T) {
 		{"no daemon at all", nil, inProcessOK, false, "codex", "inproc:p", "not available", 0},
 		{"both fail: deny", down, inProcessBroken, false, "cursor", "deny:ahp-opa: could not decide (daemon: ", "", 0},
 		{"both fail, fail-open", down, inProcessBroken, true, "cursor", "{}", "--fail-open", 0},
+		{"fail-open reaches the daemon", &Client{Paths: up, Version: "v1"}, inProcessBroken, true, "codex", "d(open):codex:p", "note", 3},
 		{"both fail, unknown agent", down, inProcessBroken, false, "unknown", "", "could not decide", 2},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

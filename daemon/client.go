@@ -46,8 +46,8 @@ type Client struct {
 // (none running, a stale socket, another version) it takes the start lock,
 // so among many racing hooks exactly one starts a daemon and the others
 // use it, then asks again.
-func (c *Client) Hook(ctx context.Context, agent string, payload []byte) (adapters.Answer, error) {
-	ans, err := c.ask(ctx, agent, payload)
+func (c *Client) Hook(ctx context.Context, req Request) (adapters.Answer, error) {
+	ans, err := c.ask(ctx, req)
 	if err == nil || errors.Is(err, ErrRefused) || ctx.Err() != nil || c.Start == nil {
 		return ans, err
 	}
@@ -58,7 +58,7 @@ func (c *Client) Hook(ctx context.Context, agent string, payload []byte) (adapte
 	}
 	defer unlockFile(lock)
 	// Whoever held the lock before us may have started one already.
-	if ans, err := c.ask(ctx, agent, payload); err == nil || errors.Is(err, ErrRefused) {
+	if ans, err := c.ask(ctx, req); err == nil || errors.Is(err, ErrRefused) {
 		return ans, err
 	}
 	exited, err := c.Start(ctx)
@@ -73,7 +73,7 @@ func (c *Client) Hook(ctx context.Context, agent string, payload []byte) (adapte
 	defer deadline.Stop()
 	delay := time.Millisecond
 	for {
-		ans, err := c.ask(ctx, agent, payload)
+		ans, err := c.ask(ctx, req)
 		if err == nil || errors.Is(err, ErrRefused) {
 			return ans, err
 		}
@@ -81,7 +81,7 @@ func (c *Client) Hook(ctx context.Context, agent string, payload []byte) (adapte
 		case werr := <-exited:
 			// One last try: a daemon that lost a race exits at once while
 			// the winner serves.
-			if ans, err := c.ask(ctx, agent, payload); err == nil {
+			if ans, err := c.ask(ctx, req); err == nil {
 				return ans, nil
 			}
 			return ans, fmt.Errorf("%w: it exited (%v)", ErrNotStarted, werr)
@@ -96,7 +96,7 @@ func (c *Client) Hook(ctx context.Context, agent string, payload []byte) (adapte
 }
 
 // ask makes one round trip.
-func (c *Client) ask(ctx context.Context, agent string, payload []byte) (adapters.Answer, error) {
+func (c *Client) ask(ctx context.Context, r Request) (adapters.Answer, error) {
 	var d net.Dialer
 	conn, err := d.DialContext(ctx, "unix", c.Paths.Socket)
 	if err != nil {
@@ -110,7 +110,7 @@ func (c *Client) ask(ctx context.Context, agent string, payload []byte) (adapter
 	if version == "" {
 		version = Version()
 	}
-	werr := writeRequest(conn, request{Version: version, Agent: agent, Payload: payload})
+	werr := writeRequest(conn, request{Version: version, Request: r})
 	// A daemon that refuses answers before reading, so a failed write may
 	// still have a response waiting.
 	resp, err := readResponse(bufio.NewReader(conn))

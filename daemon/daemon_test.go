@@ -20,11 +20,14 @@ import (
 // echo answers with the agent and payload it got, so a test sees which
 // daemon answered what.
 func echo(tag string, calls *atomic.Int32) Hooker {
-	return HookerFunc(func(_ context.Context, agent string, payload []byte) adapters.Answer {
+	return HookerFunc(func(_ context.Context, r Request) adapters.Answer {
 		if calls != nil {
 			calls.Add(1)
 		}
-		return adapters.Answer{Stdout: append([]byte(tag+":"+agent+":"), payload...), Stderr: "note", Exit: 3}
+		if r.FailOpen {
+			tag += "(open)"
+		}
+		return adapters.Answer{Stdout: append([]byte(tag+":"+r.Agent+":"), r.Payload...), Stderr: "note", Exit: 3}
 	})
 }
 
@@ -82,7 +85,7 @@ func TestRoundTrip(t *testing.T) {
 		t.Errorf("socket mode %04o, want 0600", got)
 	}
 	c := &Client{Paths: p, Version: "v1"}
-	ans, err := c.Hook(ctx, "codex", []byte(`{"x":1}`))
+	ans, err := c.Hook(ctx, Request{Agent: "codex", Payload: []byte(`{"x":1}`)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,7 +115,7 @@ func TestRaceOfFirstHooksStartsOneDaemon(t *testing.T) {
 	for i := range hooks {
 		wg.Go(func() {
 			payload := fmt.Sprintf("%d", i)
-			ans, err := c.Hook(ctx, "claude-code", []byte(payload))
+			ans, err := c.Hook(ctx, Request{Agent: "claude-code", Payload: []byte(payload)})
 			if err == nil && string(ans.Stdout) != "d:claude-code:"+payload {
 				err = fmt.Errorf("hook %d got %q", i, ans.Stdout)
 			}
@@ -161,7 +164,7 @@ func TestStaleSocketIsRecovered(t *testing.T) {
 			var starts atomic.Int32
 			mk := func() *Server { return &Server{Paths: p, Version: "v1", Hooker: echo("d", nil)} }
 			c := &Client{Paths: p, Version: "v1", Start: starter(t, ctx, mk, &starts)}
-			ans, err := c.Hook(ctx, "cursor", []byte("p"))
+			ans, err := c.Hook(ctx, Request{Agent: "cursor", Payload: []byte("p")})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -181,7 +184,7 @@ func TestVersionMismatchReplacesDaemon(t *testing.T) {
 	var starts atomic.Int32
 	mk := func() *Server { return &Server{Paths: p, Version: "v2", Hooker: echo("new", nil)} }
 	c := &Client{Paths: p, Version: "v2", Start: starter(t, ctx, mk, &starts)}
-	ans, err := c.Hook(ctx, "gemini-cli", []byte("p"))
+	ans, err := c.Hook(ctx, Request{Agent: "gemini-cli", Payload: []byte("p")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -195,7 +198,7 @@ func TestVersionMismatchReplacesDaemon(t *testing.T) {
 		t.Errorf("old daemon decided %d payloads", n)
 	}
 	// A bare ask of the old version is now refused by the new daemon.
-	if _, err := (&Client{Paths: p, Version: "v1"}).ask(ctx, "codex", nil); !errors.Is(err, ErrVersion) {
+	if _, err := (&Client{Paths: p, Version: "v1"}).ask(ctx, Request{Agent: "codex"}); !errors.Is(err, ErrVersion) {
 		t.Errorf("old client against new daemon: %v, want ErrVersion", err)
 	}
 }
@@ -203,7 +206,7 @@ func TestVersionMismatchReplacesDaemon(t *testing.T) {
 func TestIdleExit(t *testing.T) {
 	p := testPaths(t)
 	done := run(t, t.Context(), &Server{Paths: p, Version: "v1", Hooker: echo("d", nil), IdleTimeout: 50 * time.Millisecond})
-	if _, err := (&Client{Paths: p, Version: "v1"}).Hook(t.Context(), "copilot", nil); err != nil {
+	if _, err := (&Client{Paths: p, Version: "v1"}).Hook(t.Context(), Request{Agent: "copilot", Payload: nil}); err != nil {
 		t.Fatal(err)
 	}
 	if err := waitDone(t, done); !errors.Is(err, ErrIdle) {
@@ -227,7 +230,7 @@ func TestWrongUIDRefused(t *testing.T) {
 		starts.Add(1)
 		return nil, errors.New("must not start")
 	}}
-	if _, err := c.Hook(ctx, "claude-code", []byte("p")); !errors.Is(err, ErrRefused) {
+	if _, err := c.Hook(ctx, Request{Agent: "claude-code", Payload: []byte("p")}); !errors.Is(err, ErrRefused) {
 		t.Errorf("Hook: %v, want ErrRefused", err)
 	}
 	if calls.Load() != 0 || starts.Load() != 0 {
@@ -266,7 +269,7 @@ func TestStartedDaemonThatDiesIsReported(t *testing.T) {
 		ch <- errors.New("exit status 1")
 		return ch, nil
 	}}
-	if _, err := c.Hook(t.Context(), "codex", nil); !errors.Is(err, ErrNotStarted) {
+	if _, err := c.Hook(t.Context(), Request{Agent: "codex", Payload: nil}); !errors.Is(err, ErrNotStarted) {
 		t.Errorf("Hook: %v, want ErrNotStarted", err)
 	}
 }
@@ -280,7 +283,7 @@ func TestSecondDaemonDoesNotTakeOver(t *testing.T) {
 	if !errors.Is(err, ErrAlreadyThere) {
 		t.Errorf("second Serve: %v, want ErrAlreadyThere", err)
 	}
-	ans, err := (&Client{Paths: p, Version: "v1"}).Hook(ctx, "codex", nil)
+	ans, err := (&Client{Paths: p, Version: "v1"}).Hook(ctx, Request{Agent: "codex", Payload: nil})
 	if err != nil || string(ans.Stdout) != "first:codex:" {
 		t.Errorf("after a second start: %q, %v", ans.Stdout, err)
 	}
@@ -317,12 +320,12 @@ func TestPathsForSeparatesConfigurations(t *testing.T) {
 
 func TestWireRoundTrip(t *testing.T) {
 	var buf bytes.Buffer
-	req := request{Version: "v9 abc", Agent: "copilot", Payload: []byte(`{"toolName":"bash"}`)}
+	req := request{Version: "v9 abc", Request: Request{Agent: "copilot", Payload: []byte(`{"toolName":"bash"}`), FailOpen: true}}
 	if err := writeRequest(&buf, req); err != nil {
 		t.Fatal(err)
 	}
 	got, err := readRequest(bufio.NewReader(&buf))
-	if err != nil || got.Version != req.Version || got.Agent != req.Agent || !bytes.Equal(got.Payload, req.Payload) {
+	if err != nil || got.Version != req.Version || got.Agent != req.Agent || !got.FailOpen || !bytes.Equal(got.Payload, req.Payload) {
 		t.Errorf("request round trip: %+v, %v", got, err)
 	}
 	resp := response{Status: StatusOK, Answer: adapters.Answer{Stdout: []byte("{}"), Stderr: "s", Exit: -1}}
@@ -339,9 +342,10 @@ func TestWireRejects(t *testing.T) {
 	for name, in := range map[string]string{
 		"empty":           "",
 		"bad magic":       "XXXX",
-		"short version":   "AHD1\x00\x05ab",
-		"huge payload":    "AHD1\x00\x00\x00\x00\xff\xff\xff\xff",
-		"truncated agent": "AHD1\x00\x00\x00\x09co",
+		"short version":   "AHD1\x00\x00\x05ab",
+		"unknown flags":   "AHD1\x80",
+		"huge payload":    "AHD1\x00\x00\x00\x00\x00\xff\xff\xff\xff",
+		"truncated agent": "AHD1\x00\x00\x00\x00\x09co",
 	} {
 		if _, err := readRequest(bufio.NewReader(bytes.NewReader([]byte(in)))); !errors.Is(err, ErrFrame) {
 			t.Errorf("%s: %v, want ErrFrame", name, err)
@@ -354,7 +358,7 @@ func TestWireRejects(t *testing.T) {
 
 func FuzzReadRequest(f *testing.F) {
 	var buf bytes.Buffer
-	writeRequest(&buf, request{Version: "v1", Agent: "codex", Payload: []byte(`{}`)})
+	writeRequest(&buf, request{Version: "v1", Request: Request{Agent: "codex", Payload: []byte(`{}`)}})
 	f.Add(buf.Bytes())
 	f.Add([]byte("AHD1"))
 	f.Fuzz(func(t *testing.T, in []byte) {

@@ -75,9 +75,18 @@ func PathsFor(dir string, key []string) Paths {
 	h := fnv.New64a()
 	h.Write([]byte(strings.Join(key, "\x00")))
 	id := strconv.FormatUint(h.Sum64(), 36)
-	p := func(ext string) string { return filepath.Join(dir, "d-"+id+ext) }
-	return Paths{Socket: p(".sock"), Life: p(".life"), Start: p(".start"), Noted: filepath.Join(dir, "fallback-noted")}
+	return PathsAt(filepath.Join(dir, "d-"+id+".sock"))
 }
+
+// PathsAt gives the files of the daemon listening on socket; they sit
+// beside it.
+func PathsAt(socket string) Paths {
+	base := strings.TrimSuffix(socket, ".sock")
+	return Paths{Socket: socket, Life: base + ".life", Start: base + ".start", Noted: filepath.Join(filepath.Dir(socket), "fallback-noted")}
+}
+
+// CheckDir refuses a socket directory another user could tamper with.
+func CheckDir(dir string) error { return checkDir(dir) }
 
 // buildVersion can be set with -ldflags "-X .../daemon.buildVersion=v1.2.3";
 // otherwise it comes from the build info.

@@ -18,16 +18,14 @@ import (
 // with the adapters over the engine; it must answer (fail closed) rather
 // than fail.
 type Hooker interface {
-	Hook(ctx context.Context, agent string, payload []byte) adapters.Answer
+	Hook(ctx context.Context, req Request) adapters.Answer
 }
 
 // HookerFunc adapts a function to Hooker.
-type HookerFunc func(ctx context.Context, agent string, payload []byte) adapters.Answer
+type HookerFunc func(ctx context.Context, req Request) adapters.Answer
 
 // Hook calls f.
-func (f HookerFunc) Hook(ctx context.Context, agent string, payload []byte) adapters.Answer {
-	return f(ctx, agent, payload)
-}
+func (f HookerFunc) Hook(ctx context.Context, req Request) adapters.Answer { return f(ctx, req) }
 
 // Defaults for Server and Client.
 const (
@@ -223,7 +221,7 @@ func (s *Server) serveConn(ctx context.Context, c *net.UnixConn, version string,
 	}
 	hctx, cancel := context.WithTimeout(ctx, requestTimeout)
 	defer cancel()
-	ans := s.Hooker.Hook(hctx, req.Agent, req.Payload)
+	ans := s.Hooker.Hook(hctx, req.Request)
 	if err := writeResponse(c, response{Status: StatusOK, Answer: ans}); err != nil {
 		log.Warn("writing an answer", "err", err)
 	}

@@ -13,7 +13,7 @@ import (
 // The wire format is binary and tiny so the hook client stays small and a
 // round trip costs one write and one read on each side.
 //
-//	request:  magic "AHD1" | u16 len | version | u16 len | agent | u32 len | payload
+//	request:  magic "AHD1" | u8 flags | u16 len | version | u16 len | agent | u32 len | payload
 //	response: magic "AHD1" | u8 status | i32 exit | u32 len | stdout | u32 len | stderr
 //
 // The build version travels in every request, so the handshake costs no
@@ -43,10 +43,19 @@ const (
 // ErrFrame marks a malformed frame.
 var ErrFrame = errors.New("daemon: malformed frame")
 
+// Request is one hook call: which agent, its native payload, and whether
+// the hook was told to fail open.
+type Request struct {
+	Agent    string
+	Payload  []byte
+	FailOpen bool
+}
+
+const flagFailOpen = 1
+
 type request struct {
 	Version string
-	Agent   string
-	Payload []byte
+	Request
 }
 
 type response struct {
@@ -58,8 +67,13 @@ func writeRequest(w io.Writer, r request) error {
 	if len(r.Version) > maxVersionBytes || len(r.Agent) > maxAgentBytes || len(r.Payload) > MaxPayloadBytes {
 		return fmt.Errorf("%w: request too large", ErrFrame)
 	}
-	b := make([]byte, 0, len(magic)+2+len(r.Version)+2+len(r.Agent)+4+len(r.Payload))
+	b := make([]byte, 0, len(magic)+1+2+len(r.Version)+2+len(r.Agent)+4+len(r.Payload))
 	b = append(b, magic...)
+	var flags byte
+	if r.FailOpen {
+		flags |= flagFailOpen
+	}
+	b = append(b, flags)
 	b = binary.BigEndian.AppendUint16(b, uint16(len(r.Version)))
 	b = append(b, r.Version...)
 	b = binary.BigEndian.AppendUint16(b, uint16(len(r.Agent)))
@@ -75,6 +89,13 @@ func readRequest(r *bufio.Reader) (request, error) {
 	if err := readMagic(r); err != nil {
 		return req, err
 	}
+	flags, err := r.ReadByte()
+	if err != nil {
+		return req, fmt.Errorf("%w: flags: %w", ErrFrame, err)
+	}
+	if flags&^flagFailOpen != 0 {
+		return req, fmt.Errorf("%w: unknown flags %#x", ErrFrame, flags)
+	}
 	v, err := readField(r, 2, maxVersionBytes, "version")
 	if err != nil {
 		return req, err
@@ -87,7 +108,7 @@ func readRequest(r *bufio.Reader) (request, error) {
 	if err != nil {
 		return req, err
 	}
-	req.Version, req.Agent, req.Payload = string(v), string(a), p
+	req.Version, req.Agent, req.Payload, req.FailOpen = string(v), string(a), p, flags&flagFailOpen != 0
 	return req, nil
 }
 
