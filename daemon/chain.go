@@ -38,7 +38,11 @@ func (c *Chain) Answer(ctx context.Context, agent string, payload []byte) adapte
 		if err == nil {
 			return ans
 		}
-		whyNot = append(whyNot, "daemon: "+err.Error())
+		msg := err.Error()
+		if !strings.HasPrefix(msg, "daemon: ") {
+			msg = "daemon: " + msg
+		}
+		whyNot = append(whyNot, msg)
 	} else {
 		whyNot = append(whyNot, "daemon: not available")
 	}
@@ -129,6 +133,30 @@ func (l *limited) Write(p []byte) (int, error) {
 func firstLine(s string) string {
 	s, _, _ = strings.Cut(s, "\n")
 	return s
+}
+
+// Args are the daemon arguments that choose its policy, paths made
+// absolute: every hook front end derives the daemon it uses from them, so
+// hooks that mean the same files share one daemon.
+func Args(configPath string, policies []string, withBuiltin bool) []string {
+	args := []string{"daemon"}
+	if configPath != "" {
+		args = append(args, "--config", absPath(configPath))
+	}
+	for _, p := range policies {
+		args = append(args, "--policy", absPath(p))
+	}
+	if withBuiltin {
+		args = append(args, "--with-builtin")
+	}
+	return args
+}
+
+func absPath(p string) string {
+	if a, err := filepath.Abs(p); err == nil {
+		return a
+	}
+	return p
 }
 
 // Key names a daemon configuration: the daemon's arguments with paths made

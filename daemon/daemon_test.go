@@ -9,6 +9,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -393,4 +394,35 @@ func FuzzReadResponse(f *testing.F) {
 			t.Fatalf("re-encoding differs: %q vs %q", out.Bytes(), in)
 		}
 	})
+}
+
+func TestArgsAreAbsoluteAndOrdered(t *testing.T) {
+	got := Args("cfg.yaml", []string{"a.rego", "/b"}, true)
+	wd, _ := os.Getwd()
+	want := []string{"daemon", "--config", filepath.Join(wd, "cfg.yaml"), "--policy", filepath.Join(wd, "a.rego"), "--policy", "/b", "--with-builtin"}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("Args = %v, want %v", got, want)
+	}
+	env := []string{"HOME=/h", "AHP_OPA_LOG_LEVEL=debug", "AHP_OPA_TOKEN=secret"}
+	if k := Key(got, env); strings.Contains(strings.Join(k, " "), "secret") || !strings.Contains(strings.Join(k, " "), "AHP_OPA_LOG_LEVEL=debug") {
+		t.Errorf("Key = %v: want AHP_OPA_* settings in, the token and other variables out", k)
+	}
+}
+
+// BenchmarkRoundTrip is one hook call through the socket with a decision
+// that costs nothing: the daemon's own overhead per call.
+func BenchmarkRoundTrip(b *testing.B) {
+	p := PathsFor(b.TempDir(), []string{"bench"})
+	ctx, cancel := context.WithCancel(b.Context())
+	defer cancel()
+	listening := make(chan struct{})
+	go (&Server{Paths: p, Version: "v1", Hooker: echo("d", nil), Listening: func() { close(listening) }}).Serve(ctx)
+	<-listening
+	c := &Client{Paths: p, Version: "v1"}
+	payload := []byte(`{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"ls"}}`)
+	for b.Loop() {
+		if _, err := c.Hook(ctx, Request{Agent: "claude-code", Payload: payload}); err != nil {
+			b.Fatal(err)
+		}
+	}
 }

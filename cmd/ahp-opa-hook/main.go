@@ -5,7 +5,7 @@
 // used it runs `ahp-opa hook --no-daemon` instead, and when even that fails
 // it answers the agent's deny (fail closed) unless --fail-open.
 //
-//	ahp-opa-hook [--fail-open] [--config FILE] [--policy PATH]... [--timeout D] [--idle-timeout D] AGENT
+//	ahp-opa-hook [--fail-open] [--config FILE] [--policy PATH]... [--with-builtin] [--no-daemon] [--timeout D] [--idle-timeout D] AGENT
 package main
 
 import (
@@ -28,6 +28,7 @@ type options struct {
 	noDaemon    bool
 	config      string
 	policies    []string
+	withBuiltin bool
 	timeout     time.Duration
 	idleTimeout string
 }
@@ -49,6 +50,8 @@ func parseArgs(args []string) (options, error) {
 			o.failOpen = true
 		case "--no-daemon":
 			o.noDaemon = true
+		case "--with-builtin":
+			o.withBuiltin = true
 		case "--config":
 			o.config, err = value(&i, a)
 		case "--policy":
@@ -81,24 +84,10 @@ func parseArgs(args []string) (options, error) {
 	return o, nil
 }
 
-// policyArgs are the arguments that choose the policy, with paths made
-// absolute so every hook that means the same files shares one daemon.
+// policyArgs are the arguments that choose the policy, shared with the
+// daemon's key.
 func (o options) policyArgs() []string {
-	var args []string
-	if o.config != "" {
-		args = append(args, "--config", abs(o.config))
-	}
-	for _, p := range o.policies {
-		args = append(args, "--policy", abs(p))
-	}
-	return args
-}
-
-func abs(p string) string {
-	if a, err := filepath.Abs(p); err == nil {
-		return a
-	}
-	return p
+	return daemon.Args(o.config, o.policies, o.withBuiltin)[1:]
 }
 
 // findFull locates the full ahp-opa binary: next to this one, then on PATH.
