@@ -156,12 +156,15 @@ func writeAnswer(stdout, stderr io.Writer, ans adapters.Answer) error {
 // tool.before, so that observations and unreadable payloads cost nothing
 // and a policy that does not load becomes a reason the user can act on.
 type localDecider struct {
-	cfg  Config
-	log  *slog.Logger
-	once sync.Once
-	hook engine.HookDecider
-	rl   *bundles.Reloader
-	err  error
+	cfg Config
+	log *slog.Logger
+	// watch reloads the policy when its files change, as serve does; a
+	// long-lived decision daemon wants it, a one-shot hook does not.
+	watch bool
+	once  sync.Once
+	hook  engine.HookDecider
+	rl    *bundles.Reloader
+	err   error
 }
 
 func (d *localDecider) Decide(ctx context.Context, ev *adapters.Event) (adapters.Decision, error) {
@@ -177,7 +180,7 @@ func (d *localDecider) start(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("configuration: audit.redact: %v (fix the configuration)", err)
 	}
-	eng, rl, err := startEngine(ctx, d.cfg, d.log, false, true, nil, nil, nil)
+	eng, rl, err := startEngine(ctx, d.cfg, d.log, d.watch, true, nil, nil, nil)
 	if err != nil {
 		return policyError(d.cfg, err)
 	}

@@ -1,0 +1,169 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// The hook binary must start without OPA: that is its whole point.
+func TestDoesNotLinkOPA(t *testing.T) {
+	gobin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("go toolchain not on PATH")
+	}
+	out, err := exec.Command(gobin, "list", "-deps", ".").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, dep := range strings.Fields(string(out)) {
+		if strings.Contains(dep, "open-policy-agent") || strings.Contains(dep, "prometheus") || strings.Contains(dep, "/engine") {
+			t.Errorf("ahp-opa-hook depends on %s", dep)
+		}
+	}
+}
+
+func TestParseArgs(t *testing.T) {
+	o, err := parseArgs([]string{"--policy", "a.rego", "claude-code", "--fail-open", "--policy", "/b", "--timeout", "2s"})
+	if err != nil || o.agent != "claude-code" || !o.failOpen || len(o.policies) != 2 || o.timeout.String() != "2s" {
+		t.Fatalf("%+v, %v", o, err)
+	}
+	if args := o.policyArgs(); !filepath.IsAbs(args[1]) || args[3] != "/b" {
+		t.Errorf("policy args not absolute: %v", args)
+	}
+	for _, bad := range [][]string{{}, {"--policy"}, {"a", "b"}, {"--nope", "a"}, {"--timeout", "x", "a"}} {
+		if _, err := parseArgs(bad); err == nil {
+			t.Errorf("parseArgs(%q) accepted", bad)
+		}
+	}
+}
+
+var (
+	buildOnce sync.Once
+	built     string
+	buildErr  error
+)
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if built != "" {
+		os.Remove(built)
+	}
+	os.Exit(code)
+}
+
+// buildHook builds the hook into a fresh dir, with fullScript (if any) as
+// the ahp-opa next to it.
+func buildHook(t *testing.T, fullScript string) string {
+	t.Helper()
+	gobin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("go toolchain not on PATH")
+	}
+	buildOnce.Do(func() {
+		built = filepath.Join(os.TempDir(), "ahp-opa-hook-test-"+strconv.Itoa(os.Getpid()))
+		if out, err := exec.Command(gobin, "build", "-o", built, ".").CombinedOutput(); err != nil {
+			buildErr = fmt.Errorf("build: %v\n%s", err, out)
+		}
+	})
+	if buildErr != nil {
+		t.Fatal(buildErr)
+	}
+	dir := t.TempDir()
+	bin, err := os.ReadFile(built)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "ahp-opa-hook"), bin, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if fullScript != "" {
+		if err := os.WriteFile(filepath.Join(dir, "ahp-opa"), []byte("#!/bin/sh\n"+fullScript), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return filepath.Join(dir, "ahp-opa-hook")
+}
+
+func runHook(t *testing.T, hook, runtime string, args ...string) (string, string, int) {
+	t.Helper()
+	cmd := exec.Command(hook, args...)
+	cmd.Env = []string{"XDG_RUNTIME_DIR=" + runtime, "PATH=/usr/bin:/bin"}
+	cmd.Stdin = strings.NewReader(`{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"ls"}}`)
+	var out, serr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &serr
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return out.String(), serr.String(), code
+}
+
+func TestFallbackChain(t *testing.T) {
+	// The daemon fails to start; the in-process hook answers with its args.
+	inproc := `case "$1" in
+daemon) echo "daemon cannot start" >&2; exit 1;;
+hook) shift; echo "{\"inproc\":\"$*\"}"; cat >/dev/null;;
+esac
+`
+	hook := buildHook(t, inproc)
+	rt := t.TempDir()
+	out, serr, code := runHook(t, hook, rt, "--policy", "/p.rego", "claude-code")
+	if code != 0 || out != `{"inproc":"--no-daemon --policy /p.rego claude-code"}`+"\n" {
+		t.Errorf("in-process fallback: %q %q %d", out, serr, code)
+	}
+	if !strings.Contains(serr, "deciding in-process") {
+		t.Errorf("fallback not reported: %q", serr)
+	}
+	if _, serr2, _ := runHook(t, hook, rt, "--policy", "/p.rego", "claude-code"); strings.Contains(serr2, "in-process") {
+		t.Errorf("fallback reported twice: %q", serr2)
+	}
+	log, _ := os.ReadFile(filepath.Join(rt, "ahp-opa", "daemon.log"))
+	if !strings.Contains(string(log), "daemon cannot start") {
+		t.Errorf("daemon stderr not kept in daemon.log: %q", log)
+	}
+}
+
+func TestFailsClosed(t *testing.T) {
+	broken := `echo "policy rules/team.rego failed to compile" >&2; exit 1
+`
+	for _, tc := range []struct {
+		name, script string
+		args         []string
+		deny         bool
+	}{
+		{"in-process breaks", broken, []string{"codex"}, true},
+		{"no ahp-opa anywhere", "", []string{"cursor"}, true},
+		{"fail-open", broken, []string{"--fail-open", "gemini-cli"}, false},
+		{"no-daemon, in-process breaks", broken, []string{"--no-daemon", "copilot"}, true},
+		{"bad flag", broken, []string{"--bogus", "claude-code"}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			hook := buildHook(t, tc.script)
+			out, serr, code := runHook(t, hook, t.TempDir(), tc.args...)
+			if code != 0 {
+				t.Errorf("exit %d, want 0 (stderr %q)", code, serr)
+			}
+			var m map[string]any
+			if err := json.Unmarshal([]byte(out), &m); err != nil {
+				t.Fatalf("stdout is not one JSON object: %q", out)
+			}
+			if got := strings.Contains(out, "deny"); got != tc.deny {
+				t.Errorf("deny = %v, want %v: %s", got, tc.deny, out)
+			}
+			if tc.deny && !strings.Contains(out, "ahp-opa") {
+				t.Errorf("deny without a reason naming ahp-opa: %s", out)
+			}
+		})
+	}
+}

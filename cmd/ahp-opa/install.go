@@ -1,0 +1,101 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ahp-opa/ahp-opa/adapters"
+	"github.com/ahp-opa/ahp-opa/install"
+)
+
+func installCommand() *cobra.Command {
+	var (
+		scope, project, hookCmd string
+		dryRun, uninstall       bool
+	)
+	cmd := &cobra.Command{
+		Use:   "install AGENT [--scope user|project] [--dry-run] [--uninstall]",
+		Short: "Register ahp-opa's hook in an agent's settings file",
+		Long: `Install merges ahp-opa's pre-tool hook into the agent's own settings file
+(` + strings.Join(adapters.Names, ", ") + `): one entry however often it runs,
+the agent's fail-closed switch on where it has one, a backup of the file
+before any change. --uninstall removes only that entry. --dry-run prints the
+diff and writes nothing. A settings file that does not parse is left as it is.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			home, err := os.UserHomeDir()
+			if err != nil && scope != string(install.Project) {
+				return err
+			}
+			if project == "" {
+				if project, err = os.Getwd(); err != nil {
+					return err
+				}
+			}
+			if hookCmd == "" {
+				hookCmd = defaultHookCommand()
+			}
+			res, err := install.Apply(install.Options{
+				Agent: args[0], Scope: install.Scope(scope), Home: home, Project: project,
+				Command: hookCmd, Uninstall: uninstall, DryRun: dryRun,
+			})
+			if err != nil {
+				return err
+			}
+			w := cmd.OutOrStdout()
+			switch {
+			case !res.Changed && uninstall:
+				fmt.Fprintf(w, "%s: no ahp-opa hook to remove\n", res.Path)
+			case !res.Changed:
+				fmt.Fprintf(w, "%s: already installed\n", res.Path)
+			case dryRun:
+				fmt.Fprint(w, res.Diff)
+				fmt.Fprintln(w, "(dry run: nothing written)")
+			default:
+				verb := "installed in"
+				if uninstall {
+					verb = "removed from"
+				}
+				fmt.Fprintf(w, "ahp-opa hook %s %s\n", verb, res.Path)
+				if res.Backup != "" {
+					fmt.Fprintf(w, "backup: %s\n", res.Backup)
+				}
+			}
+			for _, n := range res.Notes {
+				fmt.Fprintf(w, "note: %s\n", n)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&scope, "scope", "user", "user (your home) or project (the project directory)")
+	cmd.Flags().StringVar(&project, "project", "", "project `dir` for --scope project (default: the working directory)")
+	cmd.Flags().StringVar(&hookCmd, "hook-cmd", "", "hook command without the agent name (default: ahp-opa-hook next to this binary, else on PATH, else 'ahp-opa hook')")
+	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "print the diff, write nothing")
+	cmd.Flags().BoolVar(&uninstall, "uninstall", false, "remove the ahp-opa entry")
+	return cmd
+}
+
+// defaultHookCommand prefers the small hook binary, by absolute path so
+// the agent's PATH does not matter.
+func defaultHookCommand() string {
+	if self, err := os.Executable(); err == nil {
+		if self, err = filepath.EvalSymlinks(self); err == nil {
+			next := filepath.Join(filepath.Dir(self), "ahp-opa-hook")
+			if _, err := os.Stat(next); err == nil {
+				return install.QuoteCommand(next)
+			}
+			if p, err := exec.LookPath("ahp-opa-hook"); err == nil {
+				if a, err := filepath.Abs(p); err == nil {
+					return install.QuoteCommand(a)
+				}
+			}
+			return install.QuoteCommand(self) + " hook"
+		}
+	}
+	return "ahp-opa-hook"
+}

@@ -1,0 +1,405 @@
+// Package install registers ahp-opa's native hook in an agent's own
+// settings file: merged with what is there, idempotent, reversible, with a
+// backup, and with the agent's fail-closed switch on where it has one
+// (see ../shared/adapters/CONTRACTS.md for each agent's file and shape).
+package install
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// Errors callers branch on.
+var (
+	ErrUnknownAgent = errors.New("install: unknown agent")
+	ErrUnparsable   = errors.New("install: settings file cannot be parsed")
+)
+
+// Scope says which settings file: the user's or the project's.
+type Scope string
+
+const (
+	User    Scope = "user"
+	Project Scope = "project"
+)
+
+// HookTimeout is the timeout registered with the agent, a little above
+// ahp-opa-hook's own deadline so the hook answers (fail closed) first.
+const HookTimeout = 10 * time.Second
+
+// maxSettingsBytes bounds a settings file read.
+const maxSettingsBytes = 4 << 20
+
+// Options says what to install where.
+type Options struct {
+	Agent string
+	Scope Scope
+	// Home and Project locate the files (defaults: the user's home, the
+	// working directory).
+	Home, Project string
+	// Command is the hook command line without the agent name, e.g.
+	// "/usr/local/bin/ahp-opa-hook".
+	Command   string
+	Uninstall bool
+	DryRun    bool
+	Now       func() time.Time // for backup names
+}
+
+// Result says what was (or, with DryRun, would be) done.
+type Result struct {
+	Path    string
+	Changed bool
+	Diff    string // unified diff of the file, "" when unchanged
+	Backup  string // the backup written before changing an existing file
+	Notes   []string
+}
+
+// agent knows one agent's settings file and hook entry.
+type agent struct {
+	user, project func(home, project string) string
+	event         string
+	// nested agents group handlers under {"matcher", "hooks": [...]};
+	// flat ones list handlers directly under the event.
+	nested     bool
+	commandKey string
+	handler    func(cmd string) *object
+	version1   bool // the file needs "version": 1
+	notes      []string
+}
+
+var agents = map[string]agent{
+	"claude-code": {
+		user:    func(h, _ string) string { return filepath.Join(h, ".claude", "settings.json") },
+		project: func(_, p string) string { return filepath.Join(p, ".claude", "settings.json") },
+		event:   "PreToolUse", nested: true, commandKey: "command",
+		handler: func(cmd string) *object {
+			// onFailure "block": a hook that cannot start or times out blocks.
+			return pairs("type", "command", "command", cmd, "timeout", int(HookTimeout.Seconds()), "onFailure", "block")
+		},
+		notes: []string{"onFailure \"block\" needs Claude Code 2.1.295 or later; older versions ignore it and the hook's own deny still applies"},
+	},
+	"codex": {
+		user:    func(h, _ string) string { return filepath.Join(h, ".codex", "hooks.json") },
+		project: func(_, p string) string { return filepath.Join(p, ".codex", "hooks.json") },
+		event:   "PreToolUse", nested: true, commandKey: "command",
+		handler: func(cmd string) *object {
+			return pairs("type", "command", "command", cmd, "timeout", int(HookTimeout.Seconds()))
+		},
+		notes: []string{
+			"Codex runs a new or changed hook only after you trust it (/hooks, or --dangerously-bypass-hook-trust)",
+			"Codex has no fail-closed switch: ahp-opa-hook answers a deny itself when it cannot decide",
+		},
+	},
+	"gemini-cli": {
+		user:    func(h, _ string) string { return filepath.Join(h, ".gemini", "settings.json") },
+		project: func(_, p string) string { return filepath.Join(p, ".gemini", "settings.json") },
+		event:   "BeforeTool", nested: true, commandKey: "command",
+		handler: func(cmd string) *object {
+			return pairs("type", "command", "command", cmd, "name", "ahp-opa", "timeout", HookTimeout.Milliseconds())
+		},
+		notes: []string{"Gemini CLI has no fail-closed switch: ahp-opa-hook answers a deny itself when it cannot decide"},
+	},
+	"cursor": {
+		user:    func(h, _ string) string { return filepath.Join(h, ".cursor", "hooks.json") },
+		project: func(_, p string) string { return filepath.Join(p, ".cursor", "hooks.json") },
+		event:   "preToolUse", commandKey: "command", version1: true,
+		handler: func(cmd string) *object {
+			return pairs("type", "command", "command", cmd, "timeout", int(HookTimeout.Seconds()), "failClosed", true)
+		},
+	},
+	"copilot": {
+		user: func(h, _ string) string {
+			if ch := os.Getenv("COPILOT_HOME"); ch != "" {
+				return filepath.Join(ch, "hooks", "ahp-opa.json")
+			}
+			return filepath.Join(h, ".copilot", "hooks", "ahp-opa.json")
+		},
+		project: func(_, p string) string { return filepath.Join(p, ".github", "hooks", "ahp-opa.json") },
+		event:   "preToolUse", commandKey: "bash", version1: true,
+		handler: func(cmd string) *object {
+			return pairs("type", "command", "bash", cmd, "timeoutSec", int(HookTimeout.Seconds()))
+		},
+		notes: []string{"Copilot has no fail-closed switch: ahp-opa-hook answers a deny itself when it cannot decide"},
+	},
+}
+
+// Path returns the settings file Apply would edit.
+func Path(o Options) (string, error) {
+	a, ok := agents[o.Agent]
+	if !ok {
+		return "", fmt.Errorf("%w %q", ErrUnknownAgent, o.Agent)
+	}
+	switch o.Scope {
+	case User, "":
+		if o.Home == "" {
+			return "", errors.New("install: no home directory")
+		}
+		return a.user(o.Home, o.Project), nil
+	case Project:
+		if o.Project == "" {
+			return "", errors.New("install: no project directory")
+		}
+		return a.project(o.Home, o.Project), nil
+	}
+	return "", fmt.Errorf("install: scope %q: want user or project", o.Scope)
+}
+
+// Apply installs (or with Uninstall removes) the hook entry. A file it
+// cannot parse is left untouched and reported with ErrUnparsable.
+func Apply(o Options) (Result, error) {
+	a, ok := agents[o.Agent]
+	if !ok {
+		return Result{}, fmt.Errorf("%w %q", ErrUnknownAgent, o.Agent)
+	}
+	path, err := Path(o)
+	if err != nil {
+		return Result{}, err
+	}
+	// Edit the file a symlink points at, not the link (dotfile managers).
+	if real, err := filepath.EvalSymlinks(path); err == nil {
+		path = real
+	}
+	res := Result{Path: path}
+	if !o.Uninstall {
+		res.Notes = a.notes
+	}
+	old, existed, err := readBounded(path)
+	if err != nil {
+		return res, err
+	}
+	doc := newObject()
+	indent := "  "
+	if existed && strings.TrimSpace(string(old)) != "" {
+		if doc, err = parseObject(old); err != nil {
+			var se *json.SyntaxError
+			if errors.As(err, &se) {
+				err = fmt.Errorf("%w (at byte %d)", err, se.Offset)
+			}
+			return res, fmt.Errorf("%w: %s: %w; nothing was changed", ErrUnparsable, path, err)
+		}
+		indent = indentOf(old)
+	}
+	before := encode(doc, indent)
+	if err := a.edit(doc, strings.TrimSpace(o.Command)+" "+o.Agent, o.Uninstall); err != nil {
+		return res, fmt.Errorf("%w: %s: %w; nothing was changed", ErrUnparsable, path, err)
+	}
+	after := encode(doc, indent)
+	if string(after) == string(before) {
+		return res, nil // already as wanted: no write, no backup
+	}
+	res.Changed = true
+	res.Diff = unifiedDiff(path, string(old), string(after))
+	if o.DryRun {
+		return res, nil
+	}
+	if existed {
+		now := time.Now
+		if o.Now != nil {
+			now = o.Now
+		}
+		res.Backup = path + ".ahp-opa-backup-" + now().UTC().Format("20060102T150405.000000000Z")
+		if err := writeNew(res.Backup, old, 0o600); err != nil {
+			return res, fmt.Errorf("install: backup: %w; nothing was changed", err)
+		}
+	}
+	mode := os.FileMode(0o644)
+	if fi, err := os.Stat(path); err == nil {
+		mode = fi.Mode().Perm()
+	} else if o.Scope != Project {
+		mode = 0o600
+	}
+	if err := writeAtomic(path, after, mode); err != nil {
+		return res, fmt.Errorf("install: %w", err)
+	}
+	return res, nil
+}
+
+// edit removes every handler of ours under the event and, unless
+// uninstalling, appends one.
+func (a agent) edit(doc *object, cmd string, uninstall bool) error {
+	hooks, err := doc.subObject("hooks")
+	if err != nil {
+		return err
+	}
+	list, err := hooks.array(a.event)
+	if err != nil {
+		return err
+	}
+	var kept []json.RawMessage
+	for _, item := range list {
+		keep, err := a.without(item)
+		if err != nil {
+			return fmt.Errorf("hooks.%s: %w", a.event, err)
+		}
+		if keep != nil {
+			kept = append(kept, keep)
+		}
+	}
+	if !uninstall {
+		h := a.handler(cmd)
+		if a.nested {
+			kept = append(kept, mustRaw(pairs("matcher", "*", "hooks", []any{h})))
+		} else {
+			kept = append(kept, mustRaw(h))
+		}
+		if a.version1 {
+			if _, ok := doc.get("version"); !ok {
+				doc.set("version", json.RawMessage("1"))
+			}
+		}
+	}
+	_, had := hooks.get(a.event)
+	switch {
+	case len(kept) > 0:
+		hooks.set(a.event, mustRaw(kept))
+	case had:
+		hooks.del(a.event)
+	}
+	if _, had := doc.get("hooks"); had || len(hooks.keys) > 0 {
+		doc.set("hooks", mustRaw(hooks))
+	}
+	return nil
+}
+
+// without returns item minus our handlers: nil when nothing is left of a
+// group that held ours, item itself (same bytes) when it held none.
+func (a agent) without(item json.RawMessage) (json.RawMessage, error) {
+	if !a.nested {
+		if a.isOurs(item) {
+			return nil, nil
+		}
+		return item, nil
+	}
+	group, err := parseObject(item)
+	if err != nil {
+		return item, nil // not a group we understand: leave it alone
+	}
+	handlers, err := group.array("hooks")
+	if err != nil {
+		return item, nil
+	}
+	var kept []json.RawMessage
+	for _, h := range handlers {
+		if !a.isOurs(h) {
+			kept = append(kept, h)
+		}
+	}
+	if len(kept) == len(handlers) {
+		return item, nil
+	}
+	if len(kept) == 0 {
+		return nil, nil
+	}
+	group.set("hooks", mustRaw(kept))
+	return mustRaw(group), nil
+}
+
+func (a agent) isOurs(h json.RawMessage) bool {
+	var m map[string]any
+	if json.Unmarshal(h, &m) != nil {
+		return false
+	}
+	cmd, _ := m[a.commandKey].(string)
+	return IsOurCommand(cmd)
+}
+
+// IsOurCommand says whether a hook command line runs ahp-opa's hook:
+// `ahp-opa-hook …` or `ahp-opa hook …`, by any path.
+func IsOurCommand(cmd string) bool {
+	cmd = strings.TrimSpace(cmd)
+	var exe, rest string
+	if len(cmd) > 0 && (cmd[0] == '\'' || cmd[0] == '"') {
+		end := strings.IndexByte(cmd[1:], cmd[0])
+		if end < 0 {
+			return false
+		}
+		exe, rest = cmd[1:1+end], cmd[2+end:]
+	} else {
+		exe, rest, _ = strings.Cut(cmd, " ")
+	}
+	switch filepath.Base(exe) {
+	case "ahp-opa-hook":
+		return true
+	case "ahp-opa":
+		f := strings.Fields(rest)
+		return len(f) > 0 && f[0] == "hook"
+	}
+	return false
+}
+
+// QuoteCommand quotes a path for a shell command line when it needs it.
+func QuoteCommand(path string) string {
+	if strings.ContainsAny(path, " \t'\"$`\\;&|<>()*?[]#~") {
+		return "'" + strings.ReplaceAll(path, "'", `'\''`) + "'"
+	}
+	return path
+}
+
+func readBounded(path string) ([]byte, bool, error) {
+	f, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, fmt.Errorf("install: %w", err)
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, maxSettingsBytes+1))
+	if err != nil {
+		return nil, true, fmt.Errorf("install: reading %s: %w", path, err)
+	}
+	if len(b) > maxSettingsBytes {
+		return nil, true, fmt.Errorf("%w: %s is larger than %d bytes; nothing was changed", ErrUnparsable, path, maxSettingsBytes)
+	}
+	return b, true, nil
+}
+
+func writeNew(path string, b []byte, mode os.FileMode) error {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, mode)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(b); err != nil {
+		f.Close()
+		os.Remove(path)
+		return err
+	}
+	return f.Close()
+}
+
+// writeAtomic replaces path with b through a temporary file in the same
+// directory, so an agent never reads a half-written settings file.
+func writeAtomic(path string, b []byte, mode os.FileMode) error {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".ahp-opa-*")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	_, werr := f.Write(b)
+	if werr == nil {
+		werr = f.Chmod(mode)
+	}
+	if werr == nil {
+		werr = f.Sync()
+	}
+	if cerr := f.Close(); werr == nil {
+		werr = cerr
+	}
+	if werr == nil {
+		werr = os.Rename(tmp, path)
+	}
+	if werr != nil {
+		os.Remove(tmp)
+	}
+	return werr
+}
