@@ -26,8 +26,9 @@ type HookConfig struct {
 	FailOpen bool `koanf:"fail_open"`
 	// Timeout bounds one answer, policy loading included.
 	Timeout time.Duration `koanf:"timeout"`
-	// NoDaemon decides in this process. Until the decision daemon exists
-	// every hook decides in process, so it changes nothing yet.
+	// NoDaemon makes ahp-opa-hook decide in a process of its own instead
+	// of asking the decision daemon; `ahp-opa hook` always decides in
+	// process.
 	NoDaemon bool `koanf:"no_daemon"`
 }
 
@@ -56,8 +57,8 @@ compile, a timeout) the hook denies with a reason that says how to fix it;
 --fail-open (hook.fail_open) lets the call go ahead instead. Exit status is 0
 whenever an answer was printed. Logs go to stderr only.
 
-It decides in this process for now; --no-daemon is accepted for the decision
-daemon to come.
+It decides in this process; the small ahp-opa-hook binary asks the warm
+decision daemon instead and falls back to this command.
 
 AGENT is one of: ` + strings.Join(adapters.Names, ", ") + ".",
 		// Every mistake must still answer the agent in a way it reads as a
@@ -77,7 +78,7 @@ AGENT is one of: ` + strings.Join(adapters.Names, ", ") + ".",
 	cmd.Flags().StringVar(&configPath, "config", "", "YAML configuration `file`")
 	cmd.Flags().Bool("fail-open", false, "let the call go ahead when no decision can be made (default: deny)")
 	cmd.Flags().Duration("timeout", adapters.DefaultTimeout, "bound on one answer, policy loading included")
-	cmd.Flags().Bool("no-daemon", false, "decide in this process (the default until the decision daemon exists)")
+	cmd.Flags().Bool("no-daemon", false, "decide in this process (always so for ahp-opa hook; ahp-opa-hook then skips the daemon)")
 	addEngineFlags(cmd.Flags())
 	// Hook output sits in the agent's own log: warnings and errors only.
 	cmd.Flags().Lookup("log-level").DefValue = "warn"
