@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/ahp-opa/ahp-opa/internal/testbuf"
 	"log/slog"
 	"maps"
 	"strings"
@@ -432,7 +433,7 @@ func TestExplainShowsShadowAndErrors(t *testing.T) {
 // TestRuleErrorsConcurrently decides failing events from many goroutines:
 // every error is counted, the log line is written once.
 func TestRuleErrorsConcurrently(t *testing.T) {
-	var buf syncBuffer
+	var buf testbuf.Buffer
 	counter := &countRules{}
 	// A deadline far above the failing path's cost even under -race on a
 	// busy machine: this test is about counting, not speed.
@@ -463,24 +464,6 @@ func TestRuleErrorsConcurrently(t *testing.T) {
 	if n := strings.Count(buf.String(), `"msg":"policy rule failed"`); n != 1 {
 		t.Errorf("logged %d times, want once", n)
 	}
-}
-
-// syncBuffer is a bytes.Buffer safe for concurrent writers.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }
 
 // TestRuleErrorDenyOnTheWire pins the deny effect on_rule_error=deny sends.

@@ -2,9 +2,9 @@ package test
 
 import (
 	"bufio"
-	"bytes"
 	"errors"
 	"fmt"
+	"github.com/ahp-opa/ahp-opa/internal/testbuf"
 	"io"
 	"os"
 	"os/exec"
@@ -24,29 +24,11 @@ const (
 	raceEvalTimeout = "10s" // --eval-timeout of a -race binary
 )
 
-// syncBuffer collects stderr while the process writes it.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
 // proc is one running ahp-opa process with its stdio wired to the test.
 type proc struct {
 	cmd    *exec.Cmd
 	stdin  io.WriteCloser
-	stderr *syncBuffer
+	stderr *testbuf.Buffer
 	// serial is true when the process decides one message at a time
 	// (--concurrency 1): replies then come in input order.
 	serial bool
@@ -70,7 +52,7 @@ func startProc(tb testing.TB, env []string, args ...string) *proc {
 	cmd.Env = append(childEnv(), env...)
 	p := &proc{
 		cmd:    cmd,
-		stderr: &syncBuffer{},
+		stderr: &testbuf.Buffer{},
 		lines:  make(chan string, 1<<14),
 		eof:    make(chan struct{}),
 		exited: make(chan struct{}),

@@ -12,6 +12,7 @@ import (
 	"encoding/pem"
 	"errors"
 	"fmt"
+	"github.com/ahp-opa/ahp-opa/internal/testbuf"
 	"io"
 	"math/big"
 	"net"
@@ -44,7 +45,7 @@ type httpServe struct {
 	base        string // http(s)://127.0.0.1:port
 
 	records chan map[string]any // stderr log records, in order
-	stderr  *syncBuffer         // all of stderr, for failure messages
+	stderr  *testbuf.Buffer     // all of stderr, for failure messages
 	exited  chan struct{}
 	waitErr error
 }
@@ -87,7 +88,7 @@ func launchHTTPServe(t *testing.T, env []string, args ...string) *httpServe {
 	hs := &httpServe{
 		cmd: cmd, stdin: stdin, stdout: bufio.NewReader(stdout), closeStdout: stdout.Close,
 		records: make(chan map[string]any, 1<<12),
-		stderr:  &syncBuffer{},
+		stderr:  &testbuf.Buffer{},
 		exited:  make(chan struct{}),
 	}
 	if err := cmd.Start(); err != nil {

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/ahp-opa/ahp-opa/internal/testbuf"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -325,7 +326,7 @@ func TestHTTPAuth(t *testing.T) {
 		{name: "healthz is open", path: "/healthz", method: http.MethodGet, status: 200},
 		{name: "readyz is open", path: "/readyz", method: http.MethodGet, status: 200},
 	}
-	var logs syncBuffer
+	var logs testbuf.Buffer
 	h := newHTTP(statelessInterceptor{})
 	h.Token = testToken
 	h.Metrics = http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { io.WriteString(w, "m 1\n") })

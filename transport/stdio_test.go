@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/ahp-opa/ahp-opa/internal/testbuf"
 	"io"
 	"strings"
 	"sync"
@@ -158,7 +159,7 @@ func TestStdioCancelAnswersInFlight(t *testing.T) {
 	s := &Stdio{Server: &Server{Interceptor: g}}
 	pr, pw := io.Pipe()
 	defer pw.Close()
-	var out syncBuffer
+	var out testbuf.Buffer
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- s.Serve(ctx, pr, &out) }()
@@ -194,23 +195,6 @@ var errBrokenPipe = errors.New("broken pipe")
 type failingWriter struct{}
 
 func (failingWriter) Write([]byte) (int, error) { return 0, errBrokenPipe }
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // FuzzReadLines checks the framing: whatever the bytes, every non-blank
 // line within the limit comes out once, without its line ending.

@@ -1,9 +1,9 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
+	"github.com/ahp-opa/ahp-opa/internal/testbuf"
 	"io"
 	"log/slog"
 	"net"
@@ -11,7 +11,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/spf13/pflag"
@@ -24,26 +23,8 @@ import (
 
 const secretToken = "tok-0123456789abcdef-0123456789abcdef"
 
-// lockedBuffer is a log sink safe for concurrent writes.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
-func testLogger() (*slog.Logger, *lockedBuffer) {
-	buf := &lockedBuffer{}
+func testLogger() (*slog.Logger, *testbuf.Buffer) {
+	buf := &testbuf.Buffer{}
 	return slog.New(slog.NewTextHandler(buf, &slog.HandlerOptions{Level: slog.LevelDebug})), buf
 }
 
