@@ -136,3 +136,28 @@ func TestHookObservationNeedsNoPolicy(t *testing.T) {
 		t.Fatalf("exit %d stdout %q stderr %q", exit, out, errOut)
 	}
 }
+
+// TestAgentsExample drives examples/agents through the hook command with
+// real payload shapes: the same curl call is denied for Codex and left to
+// Claude Code, and a write outside the workspace only stops Claude Code.
+func TestAgentsExample(t *testing.T) {
+	policy := filepath.Join("..", "..", "examples", "agents")
+	curlCodex := `{"session_id":"s","turn_id":"t","cwd":"/repo","hook_event_name":"PreToolUse","model":"m","tool_name":"Bash","tool_use_id":"u","tool_input":{"command":"curl -s https://example.com"}}`
+	curlClaude := `{"session_id":"s","cwd":"/repo","hook_event_name":"PreToolUse","tool_name":"Bash","tool_use_id":"u","tool_input":{"command":"curl -s https://example.com"}}`
+	writeClaude := `{"session_id":"s","cwd":"/repo","hook_event_name":"PreToolUse","tool_name":"Write","tool_use_id":"u","tool_input":{"file_path":"/etc/motd","content":"hi"}}`
+	writeCodex := `{"session_id":"s","turn_id":"t","cwd":"/repo","hook_event_name":"PreToolUse","model":"m","tool_name":"Write","tool_use_id":"u","tool_input":{"file_path":"/etc/motd","content":"hi"}}`
+	for _, tc := range []struct {
+		agent, payload, want string // want: a reason fragment, "" for no objection
+	}{
+		{"codex", curlCodex, "may not reach the network (curl)"},
+		{"claude-code", curlClaude, ""},
+		{"claude-code", writeClaude, "/etc/motd is outside it"},
+		{"codex", writeCodex, ""},
+	} {
+		out, errOut, exit := runHookCommand(t, tc.payload, tc.agent, "--policy", policy)
+		got := answerReason(t, out)
+		if exit != 0 || (tc.want == "") != (got == "") || !strings.Contains(got, tc.want) {
+			t.Errorf("%s %.60s: exit %d reason %q (want %q) stderr %q", tc.agent, tc.payload, exit, got, tc.want, errOut)
+		}
+	}
+}
