@@ -65,16 +65,26 @@ func explainDecision(ctx context.Context, w io.Writer, eng *engine.Engine, data 
 	return err
 }
 
-func writeExplanation(ctx context.Context, w io.Writer, eng *engine.Engine, data []byte) error {
+// snapshotInput returns the active snapshot and the policy input built
+// from the event (or intercept request) in data.
+func snapshotInput(eng *engine.Engine, data []byte) (*engine.Snapshot, ast.Value, error) {
 	event, err := eventOf(data)
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
 	snap := eng.Snapshot()
 	if snap == nil {
-		return engine.ErrNotReady
+		return nil, nil, engine.ErrNotReady
 	}
 	input, err := eng.Input(event)
+	if err != nil {
+		return nil, nil, err
+	}
+	return snap, input, nil
+}
+
+func writeExplanation(ctx context.Context, w io.Writer, eng *engine.Engine, data []byte) error {
+	snap, input, err := snapshotInput(eng, data)
 	if err != nil {
 		return err
 	}
@@ -143,15 +153,7 @@ func withoutFlags(fs *pflag.FlagSet, names ...string) *pflag.FlagSet {
 // traceDecision prints OPA's evaluation trace of the decision for the event
 // in data, filtered by mode as opa eval --explain filters it.
 func traceDecision(ctx context.Context, w io.Writer, eng *engine.Engine, data []byte, mode string) error {
-	event, err := eventOf(data)
-	if err != nil {
-		return err
-	}
-	snap := eng.Snapshot()
-	if snap == nil {
-		return engine.ErrNotReady
-	}
-	input, err := eng.Input(event)
+	snap, input, err := snapshotInput(eng, data)
 	if err != nil {
 		return err
 	}
