@@ -38,6 +38,22 @@ type analyzer struct {
 	parser *syntax.Parser
 	dir    string // where cd went, as written; "" for the start directory
 	halted bool   // a limit was hit that makes going on pointless
+
+	params      []string           // positional parameters ($1 …), when known
+	paramsKnown bool               // set -- or a function call gave them
+	funcs       map[string]funcDef // functions defined so far
+	calling     map[string]bool    // functions being walked, to stop recursion
+	async       int                // > 0 inside a pipeline or a background job
+	stage       [2]int             // commands of the last pipeline stage walked
+	stdin       []int              // commands piped into the statement being walked
+	texts       map[string]string  // known text of files written and of <(…)
+}
+
+// funcDef is a function definition and where it was made.
+type funcDef struct {
+	body   *syntax.Stmt
+	sc     scope
+	called bool
 }
 
 var parsers = sync.Pool{New: func() any {
