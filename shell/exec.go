@@ -1,6 +1,7 @@
 package shell
 
 import (
+	"slices"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -231,6 +232,14 @@ func (a *analyzer) exec(idx int, words []field, env []Assign, redirs []Redirect,
 		if name == "runuser" && hasShortOption(words[1:], 'c', "") {
 			break
 		}
+		if name == "xargs" {
+			var ok bool
+			if words, ok = a.xargs(idx, words, env, redirs, sc, bg); !ok {
+				break
+			}
+			wrapped = append(wrapped, name)
+			continue
+		}
 		n, extra, split := w.unwrap(words[1:])
 		if n < 0 {
 			break
@@ -260,10 +269,65 @@ func (a *analyzer) exec(idx int, words []field, env []Assign, redirs []Redirect,
 		return
 	}
 	cmd.Name = Normalize(words[0].text)
-	if cmd.Name == "cd" || cmd.Name == "pushd" {
-		a.chdir(words[1:])
+	if words[0].dynamic {
+		cmd.DynamicCode = true // $x …, $(curl …): the program is not known
 	}
-	a.nested(idx, cmd.Name, words[1:], env, redirs, sc)
+	a.recordText(idx, redirs)
+	args := words[1:]
+	if _, ok := a.funcs[words[0].text]; ok && !slices.Contains(wrapped, "command") && !slices.Contains(wrapped, "builtin") {
+		a.callFunction(idx, words[0].text, args, sc)
+		return
+	}
+	switch cmd.Name {
+	case "cd", "pushd":
+		a.chdir(args)
+	case "set":
+		a.setParams(args)
+	case "shift":
+		a.shift(args)
+	case "read":
+		a.read(idx, args, redirs)
+	case "printf":
+		a.printfVar(args)
+	case "unset":
+		for _, f := range operandsOf(args) {
+			delete(a.vars, f.text)
+		}
+	case "mapfile", "readarray":
+		if ops := operandsOf(args); len(ops) > 0 {
+			a.vars[ops[len(ops)-1].text] = variable{array: true, sources: a.inputs[idx]}
+		}
+	}
+	a.nested(idx, cmd.Name, args, env, redirs, sc)
+}
+
+// recordText keeps the text a command writes to a file when it is known
+// (echo 'x' > run.sh, cat > run.sh <<EOF), so that running the file later
+// in the same command is analysed.
+func (a *analyzer) recordText(idx int, redirs []Redirect) {
+	for _, r := range redirs {
+		if r.Op != ">" && r.Op != ">|" && r.Op != ">>" || r.Target == "" || r.Fd != "" && r.Fd != "1" {
+			continue
+		}
+		text, ok := a.printedText(idx)
+		if !ok {
+			continue
+		}
+		if r.Op == ">>" {
+			text = a.texts[cleanName(r.Target)] + text
+		}
+		a.setText(r.Target, text)
+	}
+}
+
+func (a *analyzer) setText(name, text string) {
+	if name == "" {
+		return
+	}
+	if a.texts == nil {
+		a.texts = map[string]string{}
+	}
+	a.texts[cleanName(name)] = text
 }
 
 // subRunner returns where the command starts in the arguments of a program
@@ -350,14 +414,38 @@ func (a *analyzer) nested(idx int, name string, args []field, env []Assign, redi
 	case shells[name]:
 		script, hasScript, stdin := shellScript(args)
 		switch {
-		case hasScript && !script.subst:
+		case hasScript && script.dynamic:
+			a.out.Commands[idx].DynamicCode = true
+		case hasScript:
+			// sh -c 'script' arg0 arg1…: the words after the script are
+			// $0, $1 ….
+			saved, savedKnown, saved0 := a.params, a.paramsKnown, a.arg0
+			after := shellParams(args)
+			a.arg0 = nil
+			if len(after) > 0 {
+				a.arg0 = &after[0]
+				after = after[1:]
+			}
+			a.assignParams(after)
 			run(script.text, ViaShell)
+			a.params, a.paramsKnown, a.arg0 = saved, savedKnown, saved0
 		case stdin:
 			for _, r := range redirs {
-				if r.Op == "<<" || r.Op == "<<-" || r.Op == "<<<" {
+				switch r.Op {
+				case "<<", "<<-", "<<<":
 					run(r.Body, ViaShell)
+				case "<":
+					a.runFile(idx, field{text: r.Target}, sc)
 				}
 			}
+		default:
+			if ops := operandsAfterOptions(args, "oO", []string{"--rcfile", "--init-file"}); len(ops) > 0 {
+				a.runFile(idx, ops[0], sc) // bash run.sh, written earlier
+			}
+		}
+	case name == "source" || name == ".":
+		if ops := operandsOf(args); len(ops) > 0 {
+			a.runFile(idx, ops[0], sc)
 		}
 	case name == "ssh":
 		a.ssh(idx, args, redirs, sc)
@@ -385,14 +473,21 @@ func (a *analyzer) nested(idx int, name string, args []field, env []Assign, redi
 			run(s.text, ViaShell)
 		}
 	case name == "su" || name == "runuser" || name == "flock" || name == "script" || name == "sg":
-		if s, ok := optionValue(args, 'c', "--command"); ok && !s.subst {
-			run(s.text, ViaShell)
+		if s, ok := optionValue(args, 'c', "--command"); ok {
+			if s.dynamic {
+				a.out.Commands[idx].DynamicCode = true
+			} else {
+				run(s.text, ViaShell)
+			}
 		}
 	case name == "eval":
 		texts := make([]string, 0, len(args))
 		for _, f := range args {
-			if f.subst {
-				return // the substitution is analysed already
+			if f.dynamic {
+				// Its text is not known; a substitution in it is
+				// analysed already.
+				a.out.Commands[idx].DynamicCode = true
+				return
 			}
 			texts = append(texts, f.text)
 		}
@@ -497,10 +592,37 @@ func shellScript(args []field) (script field, hasScript, stdin bool) {
 	return field{}, false, hasS || i >= len(args)
 }
 
+// shellParams returns the words after the script of sh -c 'script' …:
+// $0, then the positional parameters.
+func shellParams(args []field) []field {
+	i := 0
+	for i < len(args) {
+		s := args[i].text
+		if s == "--" || s == "-" {
+			i++
+			break
+		}
+		if len(s) < 2 || (s[0] != '-' && s[0] != '+') {
+			break
+		}
+		if s == "-o" || s == "+o" || s == "-O" || s == "--rcfile" || s == "--init-file" {
+			i++
+		}
+		i++
+	}
+	if i+1 >= len(args) {
+		return nil
+	}
+	return args[i+1:]
+}
+
 // readsScriptFromStdin reports whether command i is a shell that reads its
 // script from standard input (sh, bash -s, sudo bash -).
 func (a *analyzer) readsScriptFromStdin(i int) bool {
 	c := &a.out.Commands[i]
+	if c.Name == "at" || c.Name == "batch" {
+		return !hasShortOption(argFields(c.Args()), 'f', "")
+	}
 	if !shells[c.Name] {
 		return false
 	}
@@ -510,6 +632,14 @@ func (a *analyzer) readsScriptFromStdin(i int) bool {
 	}
 	_, _, stdin := shellScript(args)
 	return stdin
+}
+
+func argFields(args []string) []field {
+	out := make([]field, len(args))
+	for i, s := range args {
+		out[i] = field{text: s}
+	}
+	return out
 }
 
 // hasShortOption reports whether args hold -<letter> (alone or in a
@@ -624,8 +754,16 @@ func (a *analyzer) findExec(idx int, args []field, sc scope) {
 				a.limit("commands are nested deeper than %d levels", a.lim.MaxDepth)
 				return
 			}
-			if c := a.reserve(child); c >= 0 {
-				a.exec(c, args[i+1:j], nil, nil, child, false)
+			// {} is each path find lists: its roots, or the entries
+			// -name selects below them.
+			outs, known := findOutputs(args)
+			if !known || len(outs) > 8 {
+				outs = []string{"{}"}
+			}
+			for _, out := range outs {
+				if c := a.reserve(child); c >= 0 {
+					a.exec(c, replaceIn(args[i+1:j], "{}", out), nil, nil, child, false)
+				}
 			}
 		}
 		i = j

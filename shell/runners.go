@@ -299,11 +299,11 @@ func (a *analyzer) gitConfig(idx int, args []field, sc scope) {
 
 // runFile analyses a script file written earlier in the same command.
 func (a *analyzer) runFile(idx int, f field, sc scope) {
-	if f.dynamic {
-		a.out.Commands[idx].DynamicCode = true
-		return
-	}
 	if text, ok := a.texts[cleanName(f.text)]; ok {
 		a.script(text, sc.nested(ViaShell, idx), false)
+		return
+	}
+	if f.dynamic {
+		a.out.Commands[idx].DynamicCode = true
 	}
 }

@@ -162,6 +162,7 @@ func Analyze(script string, lim Limits) *Analysis {
 		return &a.out
 	}
 	a.script(script, scope{parent: -1}, false)
+	a.uncalledFunctions()
 	return a.finish()
 }
 
@@ -189,6 +190,7 @@ func AnalyzeArgv(argv []string, lim Limits) *Analysis {
 			a.exec(idx, words, nil, nil, scope{parent: -1}, false)
 		}
 	}
+	a.uncalledFunctions()
 	return a.finish()
 }
 
