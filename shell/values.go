@@ -49,13 +49,8 @@ func (a *analyzer) paramValue(p *syntax.ParamExp, parent int, sc scope) expanded
 	v, set := a.lookup(name, p.Index)
 	if p.Exp == nil {
 		if !v.known && len(v.vals) == 0 {
-			if p.Index == nil && p.Short {
+			if p.Index == nil {
 				v.vals = []string{"$" + name}
-			} else if p.Index == nil {
-				v.vals = []string{"${" + name + "}"}
-				if isSpecial(name) {
-					v.vals = []string{"$" + name}
-				}
 			} else {
 				v.vals = []string{source(sc.src, p)}
 			}
