@@ -297,18 +297,32 @@ func (a *analyzer) printedText(i int) (string, bool) {
 	return "", false
 }
 
-// printf renders the %s, %b and %% directives of a printf format; other
-// directives give up.
+// printf renders the %s, %b and %% directives of a printf format, reusing
+// the format while arguments remain as printf does; other directives give
+// up.
 func printf(format string, args []string) (string, bool) {
 	var b strings.Builder
 	format = ansiC(format)
+	for {
+		n := len(args)
+		var ok bool
+		if args, ok = printfOnce(&b, format, args); !ok {
+			return "", false
+		}
+		if len(args) == 0 || len(args) == n || b.Len() > 1<<16 {
+			return b.String(), true
+		}
+	}
+}
+
+func printfOnce(b *strings.Builder, format string, args []string) ([]string, bool) {
 	for i := 0; i < len(format); i++ {
 		if format[i] != '%' {
 			b.WriteByte(format[i])
 			continue
 		}
 		if i+1 >= len(format) {
-			return "", false
+			return nil, false
 		}
 		i++
 		switch format[i] {
@@ -324,10 +338,10 @@ func printf(format string, args []string) (string, bool) {
 				args = args[1:]
 			}
 		default:
-			return "", false
+			return nil, false
 		}
 	}
-	return b.String(), true
+	return args, true
 }
 
 // unescapeBare removes the backslashes of an unquoted literal: \r is r, and
