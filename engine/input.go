@@ -329,6 +329,7 @@ func (en *enricher) shell(input map[string]any, lim shell.Limits) *ast.Term {
 	if t := mentions(a.Commands); t != nil {
 		items = append(items, [2]*ast.Term{keyMentions, t})
 	}
+	items = appendCodeIndex(items, a.Commands)
 	if a.ParseError != "" {
 		items = append(items, [2]*ast.Term{keyParseError, ast.StringTerm(a.ParseError)})
 	}
@@ -490,6 +491,7 @@ func (en *enricher) command(c *shell.Command) *ast.Term {
 	if c.Background {
 		items = append(items, [2]*ast.Term{keyBackground, termTrue})
 	}
+	items = appendCodeFlags(items, c)
 	var paths, urls []*ast.Term
 	if c.Name == "apply_patch" || c.Name == "applypatch" {
 		// Codex edits files through a shell command whose argument is a

@@ -3,6 +3,7 @@ package shell
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -26,7 +27,10 @@ func (s scope) nested(via string, parent int) scope {
 type variable struct {
 	value   string
 	known   bool
-	sources []int // commands whose output the value holds
+	sources []int    // commands whose output the value holds
+	written string   // an unknown value as written ($HOME), for loop items
+	array   bool     // an indexed array, whose elements are items
+	items   []string // the elements of an array
 }
 
 type analyzer struct {
@@ -38,6 +42,24 @@ type analyzer struct {
 	parser *syntax.Parser
 	dir    string // where cd went, as written; "" for the start directory
 	halted bool   // a limit was hit that makes going on pointless
+
+	params      []string           // positional parameters ($1 …), when known
+	paramsKnown bool               // set -- or a function call gave them
+	arg0        *field             // $0 of sh -c 'script' arg0 …, when given
+	funcs       map[string]funcDef // functions defined so far
+	funcOrder   []string           // their names, in the order defined
+	calling     map[string]bool    // functions being walked, to stop recursion
+	async       int                // > 0 inside a pipeline or a background job
+	stage       [2]int             // commands of the last pipeline stage walked
+	stdin       []int              // commands piped into the statement being walked
+	texts       map[string]string  // known text of files written and of <(…)
+}
+
+// funcDef is a function definition and where it was made.
+type funcDef struct {
+	body   *syntax.Stmt
+	sc     scope
+	called bool
 }
 
 var parsers = sync.Pool{New: func() any {
@@ -112,9 +134,12 @@ func (a *analyzer) script(src string, sc scope, tolerant bool) {
 		return
 	}
 	sc.src = src
+	saved := a.stdin
+	a.stdin = nil
 	// A shell runs each complete command before it reads the next, so the
 	// statements before a syntax error still run: analyse them.
 	a.stmts(f.Stmts, sc)
+	a.stdin = saved
 }
 
 func parseError(err error, depth int) string {
@@ -141,6 +166,10 @@ func (a *analyzer) stmt(s *syntax.Stmt, sc scope) (int, int) {
 	if s == nil || a.stopped() {
 		return start, start
 	}
+	if s.Background {
+		a.async++
+		defer func() { a.async-- }()
+	}
 	switch c := s.Cmd.(type) {
 	case *syntax.CallExpr:
 		a.call(c, s, sc)
@@ -161,6 +190,11 @@ func (a *analyzer) stmt(s *syntax.Stmt, sc scope) (int, int) {
 		a.compoundRedirects(s, start, sc)
 	case *syntax.DeclClause:
 		a.decl(c, s, sc)
+	case *syntax.WhileClause:
+		if !a.readLoop(c, s, sc) {
+			a.compound(s.Cmd, sc)
+		}
+		a.compoundRedirects(s, start, sc)
 	default:
 		a.compound(s.Cmd, sc)
 		a.compoundRedirects(s, start, sc)
@@ -187,30 +221,42 @@ func (a *analyzer) compound(cmd syntax.Command, sc scope) {
 			a.stmts(c.Then, sc)
 		}
 	case *syntax.WhileClause:
+		start := len(a.out.Commands)
 		a.stmts(c.Cond, sc)
 		a.stmts(c.Do, sc)
+		if endless(c) {
+			// A job started in the background on each turn of a loop
+			// that never ends piles up without bound.
+			for i := start; i < len(a.out.Commands); i++ {
+				if a.out.Commands[i].Background {
+					a.out.Commands[i].Unbounded = true
+				}
+			}
+		}
 	case *syntax.ForClause:
 		if it, ok := c.Loop.(*syntax.WordIter); ok {
-			// The loop variable takes each item in turn: unknown here,
-			// but it carries the output of substitutions in the items.
-			var sources []int
-			for _, w := range it.Items {
-				_, in := a.words([]*syntax.Word{w}, sc.parent, sc)
-				sources = append(sources, in...)
-			}
-			a.vars[it.Name.Value] = variable{sources: sources}
+			a.forLoop(it, c.Do, sc)
 		} else {
 			a.substitutions(c.Loop, sc)
+			a.stmts(c.Do, sc)
 		}
-		a.stmts(c.Do, sc)
 	case *syntax.CaseClause:
 		a.words([]*syntax.Word{c.Word}, sc.parent, sc)
 		for _, item := range c.Items {
 			a.stmts(item.Stmts, sc)
 		}
 	case *syntax.FuncDecl:
-		// The body may run whenever the function is called.
-		a.stmt(c.Body, sc)
+		// The body runs where the function is called, with its
+		// arguments; bodies never called are walked at the end.
+		if c.Name != nil {
+			if a.funcs == nil {
+				a.funcs = map[string]funcDef{}
+			}
+			if _, seen := a.funcs[c.Name.Value]; !seen {
+				a.funcOrder = append(a.funcOrder, c.Name.Value)
+			}
+			a.funcs[c.Name.Value] = funcDef{body: c.Body, sc: sc}
+		}
 	case *syntax.TimeClause:
 		a.stmt(c.Stmt, sc)
 	case *syntax.CoprocClause:
@@ -285,8 +331,24 @@ func (a *analyzer) compoundRedirects(s *syntax.Stmt, start int, sc scope) {
 // pipe walks a | b: every command on the left can feed every command on
 // the right.
 func (a *analyzer) pipe(c *syntax.BinaryCmd, sc scope) {
+	a.async++
+	defer func() { a.async-- }()
 	xs, xe := a.stmt(c.X, sc)
+	// What the last stage on the left prints is what the right reads.
+	ps, pe := xs, xe
+	if inner, ok := c.X.Cmd.(*syntax.BinaryCmd); ok && (inner.Op == syntax.Pipe || inner.Op == syntax.PipeAll) {
+		ps, pe = a.stage[0], a.stage[1]
+	}
+	saved := a.stdin
+	a.stdin = nil
+	for i := ps; i < pe; i++ {
+		if a.out.Commands[i].Depth == sc.depth {
+			a.stdin = append(a.stdin, i)
+		}
+	}
 	ys, ye := a.stmt(c.Y, sc)
+	a.stdin = saved
+	a.stage = [2]int{ys, ye}
 	for j := ys; j < ye; j++ {
 		for i := xs; i < xe; i++ {
 			a.inputs[j] = append(a.inputs[j], i)
@@ -403,13 +465,43 @@ func (a *analyzer) assignValue(as *syntax.Assign, parent int, sc scope) (variabl
 	switch {
 	case as.Array != nil:
 		var in []int
-		for _, el := range as.Array.Elems {
-			if el.Value != nil {
-				_, i := a.words([]*syntax.Word{el.Value}, parent, sc)
-				in = append(in, i...)
+		v := variable{array: true, known: true}
+		if as.Append {
+			if old := a.vars[as.Name.Value]; old.array {
+				v = old
+				v.items = slices.Clip(v.items)
 			}
 		}
-		return variable{sources: in}, in
+		for _, el := range as.Array.Elems {
+			if el.Value == nil {
+				continue
+			}
+			if el.Index != nil {
+				v.known = false // [3]=x: sparse, not followed
+			}
+			fs, i := a.words([]*syntax.Word{el.Value}, parent, sc)
+			in = append(in, i...)
+			for _, f := range fs {
+				v.items = append(v.items, f.text)
+				v.known = v.known && !f.dynamic
+			}
+		}
+		v.sources = append(v.sources, in...)
+		return v, in
+	case as.Index != nil && as.Value != nil:
+		// a[i]=x: set one element of the array.
+		f, in := a.word(as.Value, parent, sc)
+		old := a.vars[as.Name.Value]
+		v := variable{array: true, known: !f.dynamic && (old.array || old.value == "") && (old.known || len(old.items) == 0), items: slices.Clone(old.items), sources: append(slices.Clip(old.sources), in...)}
+		if n, err := strconv.Atoi(subscript(as.Index)); err == nil && n >= 0 && n < maxItems {
+			for len(v.items) <= n {
+				v.items = append(v.items, "")
+			}
+			v.items[n] = f.text
+		} else {
+			v.known = false
+		}
+		return v, in
 	case as.Value == nil:
 		return variable{known: true}, nil
 	}

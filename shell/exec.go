@@ -1,6 +1,7 @@
 package shell
 
 import (
+	"slices"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -39,12 +40,13 @@ var wrappers = map[string]wrapper{
 	"builtin":      {},
 	"exec":         {values: "a"},
 	"nice":         {values: "n", longValues: []string{"--adjustment"}},
+	"sg":           {operands: 1},
 	"nohup":        {},
 	"setsid":       {},
 	"time":         {values: "fo", longValues: []string{"--format", "--output"}},
-	"timeout":      {values: "sk", longValues: []string{"--signal", "--kill-after"}, operands: 1},
+	"timeout":      {values: "sk", longValues: []string{"--signal", "--kill-after"}, longStops: []string{"--help", "--version"}, operands: 1},
 	"stdbuf":       {values: "ioe", longValues: []string{"--input", "--output", "--error"}},
-	"ionice":       {values: "cn", stops: "pPu"},
+	"ionice":       {values: "cn", longValues: []string{"--class", "--classdata"}, stops: "pPu", longStops: []string{"--pid", "--pgid", "--uid"}},
 	"chrt":         {values: "TPD", stops: "pm", operands: 1},
 	"taskset":      {stops: "p", operands: 1},
 	"xargs":        {values: "adEILnPs", longValues: []string{"--arg-file", "--delimiter", "--max-lines", "--max-args", "--max-procs", "--max-chars", "--process-slot-var"}},
@@ -57,6 +59,50 @@ var wrappers = map[string]wrapper{
 	"proxychains4": {values: "f"},
 	"caffeinate":   {values: "tw"},
 	"runuser":      {values: "ugG", longValues: []string{"--user", "--group", "--supp-group"}},
+	// Runners that start a command in another context: a lock, a
+	// transient unit, a namespace, a tracer, a sandbox.
+	"flock":       {values: "wEo", longValues: []string{"--timeout", "--conflict-exit-code"}, operands: 1},
+	"systemd-run": {values: "pEuHMd", longValues: []string{"--property", "--setenv", "--unit", "--host", "--machine", "--description", "--slice", "--uid", "--gid", "--nice", "--working-directory", "--service-type", "--on-active", "--on-boot", "--on-startup", "--on-unit-active", "--on-unit-inactive", "--on-calendar", "--timer-property", "--path-property", "--socket-property", "--slice-inherit"}, stops: "hS", longStops: []string{"--help", "--version", "--shell"}},
+	"unshare":     {values: "SGRw", longValues: []string{"--setuid", "--setgid", "--root", "--wd"}},
+	"nsenter":     {values: "tSGrw", longValues: []string{"--target", "--setuid", "--setgid"}},
+	"setpriv":     {longValues: []string{"--reuid", "--regid", "--groups", "--inh-caps", "--ambient-caps", "--bounding-set", "--securebits", "--pdeathsig", "--selinux-label", "--apparmor-profile"}},
+	"strace":      {values: "oeEpPsSuIaXbU", longValues: []string{"--output", "--signal", "--trace", "--attach", "--user", "--string-limit"}},
+	"ltrace":      {values: "oeEpPsSuIaXbnAD", longValues: []string{"--output", "--library", "--indent"}},
+	"firejail":    {},
+	"xvfb-run":    {values: "nfpselw", longValues: []string{"--server-num", "--auth-file", "--xauth-protocol", "--server-args", "--error-file", "--wait"}},
+	"dbus-launch": {longValues: []string{"--config-file", "--autolaunch"}},
+	"catchsegv":   {},
+	"faketime":    {values: "f"},
+	"sem":         {values: "jP", longValues: []string{"--jobs", "--id"}},
+	"nq":          {},
+	"tsp":         {values: "LDN"},
+	"daemonize":   {values: "aceEloptuvz"},
+	"bwrap":       {longValues: []string{"--bind", "--ro-bind", "--dev-bind", "--chdir", "--uid", "--gid", "--hostname", "--setenv", "--unsetenv", "--proc", "--dev", "--tmpfs", "--dir", "--symlink", "--remount-ro", "--seccomp", "--info-fd", "--exec-label", "--file-label", "--lock-file", "--sync-fd", "--block-fd", "--userns-block-fd", "--json-status-fd", "--argv0", "--cap-add", "--cap-drop", "--perms", "--size", "--bind-try", "--ro-bind-try", "--dev-bind-try", "--userns", "--userns2", "--pidns", "--overlay-src", "--overlay", "--tmp-overlay", "--ro-overlay", "--args", "--bind-data", "--ro-bind-data", "--file", "--chmod", "--as-pid-1"}},
+}
+
+// subRunners are programs whose subcommand runs the rest of the line as a
+// command: uv run pytest, bundle exec rake, nix develop -c make.
+var subRunners = map[string]struct {
+	sub   []string
+	inner wrapper
+}{
+	"uv":        {[]string{"run"}, wrapper{values: "pw", longValues: []string{"--with", "--python", "--package", "--directory", "--project", "--env-file", "--group", "--extra", "--index", "--index-url", "--extra-index-url", "--with-requirements", "--with-editable"}}},
+	"uvx":       {nil, wrapper{longValues: []string{"--from", "--with", "--python"}}},
+	"poetry":    {[]string{"run"}, wrapper{values: "PC", longValues: []string{"--directory", "--project"}}},
+	"pipenv":    {[]string{"run"}, wrapper{}},
+	"pdm":       {[]string{"run"}, wrapper{values: "p", longValues: []string{"--project"}}},
+	"hatch":     {[]string{"run"}, wrapper{values: "e", longValues: []string{"--env"}}},
+	"rye":       {[]string{"run"}, wrapper{}},
+	"bundle":    {[]string{"exec"}, wrapper{longValues: []string{"--gemfile"}}},
+	"conda":     {[]string{"run"}, wrapper{values: "np", longValues: []string{"--name", "--prefix", "--cwd"}}},
+	"mamba":     {[]string{"run"}, wrapper{values: "np", longValues: []string{"--name", "--prefix", "--cwd"}}},
+	"pueue":     {[]string{"add"}, wrapper{values: "wdgal", longValues: []string{"--working-directory", "--delay", "--group", "--after", "--label", "--priority"}}},
+	"direnv":    {[]string{"exec"}, wrapper{operands: 1}},
+	"nix":       {[]string{"develop", "shell"}, wrapper{values: "c", longValues: []string{"--command", "--expr", "--file", "--profile", "--impure"}}},
+	"dotenv":    {nil, wrapper{values: "ecv", longValues: []string{"--file"}}},
+	"doppler":   {[]string{"run"}, wrapper{values: "pc", longValues: []string{"--project", "--config", "--token"}}},
+	"op":        {[]string{"run"}, wrapper{longValues: []string{"--env-file", "--account"}}},
+	"aws-vault": {[]string{"exec"}, wrapper{values: "d", longValues: []string{"--duration", "--region"}, operands: 1}},
 }
 
 // shells are the programs whose -c option or standard input is a shell
@@ -174,12 +220,32 @@ func (a *analyzer) exec(idx int, words []field, env []Assign, redirs []Redirect,
 	for len(words) > 0 {
 		name := Normalize(words[0].text)
 		w, ok := wrappers[name]
-		if !ok || (name == "runuser" && hasShortOption(words[1:], 'c', "")) {
+		if !ok {
+			n, found := subRunner(name, words[1:])
+			if !found {
+				break
+			}
+			wrapped = append(wrapped, name)
+			words = words[1+n:]
+			continue
+		}
+		if name == "runuser" && hasShortOption(words[1:], 'c', "") {
 			break
+		}
+		if name == "xargs" {
+			var ok bool
+			if words, ok = a.xargs(idx, words, env, redirs, sc, bg); !ok {
+				break
+			}
+			wrapped = append(wrapped, name)
+			continue
 		}
 		n, extra, split := w.unwrap(words[1:])
 		if n < 0 {
 			break
+		}
+		if (name == "flock" || name == "sg") && 1+n < len(words) && (words[1+n].text == "-c" || words[1+n].text == "--command") {
+			break // flock FILE -c 'script' runs a script: see nested
 		}
 		wrapped = append(wrapped, name)
 		env = append(env, extra...)
@@ -203,10 +269,101 @@ func (a *analyzer) exec(idx int, words []field, env []Assign, redirs []Redirect,
 		return
 	}
 	cmd.Name = Normalize(words[0].text)
-	if cmd.Name == "cd" || cmd.Name == "pushd" {
-		a.chdir(words[1:])
+	if words[0].dynamic {
+		cmd.DynamicCode = true // $x …, $(curl …): the program is not known
 	}
-	a.nested(idx, cmd.Name, words[1:], env, redirs, sc)
+	a.recordText(idx, redirs)
+	args := words[1:]
+	if _, ok := a.funcs[words[0].text]; ok && !slices.Contains(wrapped, "command") && !slices.Contains(wrapped, "builtin") {
+		a.callFunction(idx, words[0].text, args, sc)
+		return
+	}
+	switch cmd.Name {
+	case "cd", "pushd":
+		a.chdir(args)
+	case "set":
+		a.setParams(args)
+	case "shift":
+		a.shift(args)
+	case "read":
+		a.read(idx, args, redirs)
+	case "printf":
+		a.printfVar(args)
+	case "unset":
+		for _, f := range operandsOf(args) {
+			delete(a.vars, f.text)
+		}
+	case "mapfile", "readarray":
+		if ops := operandsOf(args); len(ops) > 0 {
+			a.vars[ops[len(ops)-1].text] = variable{array: true, sources: a.inputs[idx]}
+		}
+	}
+	a.nested(idx, cmd.Name, args, env, redirs, sc)
+}
+
+// recordText keeps the text a command writes to a file when it is known
+// (echo 'x' > run.sh, cat > run.sh <<EOF), so that running the file later
+// in the same command is analysed.
+func (a *analyzer) recordText(idx int, redirs []Redirect) {
+	for _, r := range redirs {
+		if r.Op != ">" && r.Op != ">|" && r.Op != ">>" || r.Target == "" || r.Fd != "" && r.Fd != "1" {
+			continue
+		}
+		text, ok := a.printedText(idx)
+		if !ok {
+			continue
+		}
+		if r.Op == ">>" {
+			text = a.texts[cleanName(r.Target)] + text
+		}
+		a.setText(r.Target, text)
+	}
+}
+
+func (a *analyzer) setText(name, text string) {
+	if name == "" {
+		return
+	}
+	if a.texts == nil {
+		a.texts = map[string]string{}
+	}
+	a.texts[cleanName(name)] = text
+}
+
+// subRunner returns where the command starts in the arguments of a program
+// that runs one through a subcommand (uv run, bundle exec, nix develop -c),
+// and whether it runs one.
+func subRunner(name string, args []field) (int, bool) {
+	r, ok := subRunners[name]
+	if !ok {
+		return 0, false
+	}
+	i := 0
+	if r.sub != nil {
+		for i < len(args) && strings.HasPrefix(args[i].text, "-") {
+			i++ // global options before the subcommand: poetry -q run
+		}
+		if i >= len(args) || !contains(r.sub, args[i].text) {
+			return 0, false
+		}
+		i++
+	}
+	if name == "nix" {
+		// nix develop [installable] -c cmd: only -c starts the command.
+		for j := i; j < len(args); j++ {
+			if t := args[j].text; t == "-c" || t == "--command" {
+				if j+1 < len(args) {
+					return j + 1, true
+				}
+			}
+		}
+		return 0, false
+	}
+	n, _, _ := r.inner.unwrap(args[i:])
+	if n < 0 {
+		return 0, false
+	}
+	return i + n, true
 }
 
 // chdir follows cd and pushd, so that later relative paths resolve where
@@ -257,24 +414,80 @@ func (a *analyzer) nested(idx int, name string, args []field, env []Assign, redi
 	case shells[name]:
 		script, hasScript, stdin := shellScript(args)
 		switch {
-		case hasScript && !script.subst:
+		case hasScript && script.dynamic:
+			a.out.Commands[idx].DynamicCode = true
+		case hasScript:
+			// sh -c 'script' arg0 arg1…: the words after the script are
+			// $0, $1 ….
+			saved, savedKnown, saved0 := a.params, a.paramsKnown, a.arg0
+			after := shellParams(args)
+			a.arg0 = nil
+			if len(after) > 0 {
+				a.arg0 = &after[0]
+				after = after[1:]
+			}
+			a.assignParams(after)
 			run(script.text, ViaShell)
+			a.params, a.paramsKnown, a.arg0 = saved, savedKnown, saved0
 		case stdin:
 			for _, r := range redirs {
-				if r.Op == "<<" || r.Op == "<<-" || r.Op == "<<<" {
+				switch r.Op {
+				case "<<", "<<-", "<<<":
 					run(r.Body, ViaShell)
+				case "<":
+					a.runFile(idx, field{text: r.Target}, sc)
 				}
 			}
+		default:
+			if ops := operandsAfterOptions(args, "oO", []string{"--rcfile", "--init-file"}); len(ops) > 0 {
+				a.runFile(idx, ops[0], sc) // bash run.sh, written earlier
+			}
 		}
-	case name == "su" || name == "runuser" || name == "flock" || name == "script":
-		if s, ok := optionValue(args, 'c', "--command"); ok && !s.subst {
+	case name == "source" || name == ".":
+		if ops := operandsOf(args); len(ops) > 0 {
+			a.runFile(idx, ops[0], sc)
+		}
+	case name == "ssh":
+		a.ssh(idx, args, redirs, sc)
+	case name == "tmux":
+		a.tmux(idx, args, sc)
+	case name == "screen":
+		a.screen(idx, args, sc)
+	case name == "parallel":
+		a.parallel(idx, args, redirs, sc)
+	case name == "at" || name == "batch":
+		if f, ok := optionValue(args, 'f', ""); ok {
+			a.runFile(idx, f, sc)
+		}
+		for _, r := range redirs {
+			if r.Op == "<<" || r.Op == "<<-" || r.Op == "<<<" {
+				run(r.Body, ViaShell)
+			}
+		}
+	case name == "git":
+		a.gitConfig(idx, args, sc)
+	case name == "nix-shell":
+		if s, ok := optionValue(args, 0, "--run"); ok && !s.dynamic {
 			run(s.text, ViaShell)
+		} else if s, ok := optionValue(args, 0, "--command"); ok && !s.dynamic {
+			run(s.text, ViaShell)
+		}
+	case name == "su" || name == "runuser" || name == "flock" || name == "script" || name == "sg":
+		if s, ok := optionValue(args, 'c', "--command"); ok {
+			if s.dynamic {
+				a.out.Commands[idx].DynamicCode = true
+			} else {
+				run(s.text, ViaShell)
+			}
 		}
 	case name == "eval":
 		texts := make([]string, 0, len(args))
 		for _, f := range args {
-			if f.subst {
-				return // the substitution is analysed already
+			if f.dynamic {
+				// Its text is not known; a substitution in it is
+				// analysed already.
+				a.out.Commands[idx].DynamicCode = true
+				return
 			}
 			texts = append(texts, f.text)
 		}
@@ -379,10 +592,37 @@ func shellScript(args []field) (script field, hasScript, stdin bool) {
 	return field{}, false, hasS || i >= len(args)
 }
 
+// shellParams returns the words after the script of sh -c 'script' …:
+// $0, then the positional parameters.
+func shellParams(args []field) []field {
+	i := 0
+	for i < len(args) {
+		s := args[i].text
+		if s == "--" || s == "-" {
+			i++
+			break
+		}
+		if len(s) < 2 || (s[0] != '-' && s[0] != '+') {
+			break
+		}
+		if s == "-o" || s == "+o" || s == "-O" || s == "--rcfile" || s == "--init-file" {
+			i++
+		}
+		i++
+	}
+	if i+1 >= len(args) {
+		return nil
+	}
+	return args[i+1:]
+}
+
 // readsScriptFromStdin reports whether command i is a shell that reads its
 // script from standard input (sh, bash -s, sudo bash -).
 func (a *analyzer) readsScriptFromStdin(i int) bool {
 	c := &a.out.Commands[i]
+	if c.Name == "at" || c.Name == "batch" {
+		return !hasShortOption(argFields(c.Args()), 'f', "")
+	}
 	if !shells[c.Name] {
 		return false
 	}
@@ -392,6 +632,14 @@ func (a *analyzer) readsScriptFromStdin(i int) bool {
 	}
 	_, _, stdin := shellScript(args)
 	return stdin
+}
+
+func argFields(args []string) []field {
+	out := make([]field, len(args))
+	for i, s := range args {
+		out[i] = field{text: s}
+	}
+	return out
 }
 
 // hasShortOption reports whether args hold -<letter> (alone or in a
@@ -506,8 +754,16 @@ func (a *analyzer) findExec(idx int, args []field, sc scope) {
 				a.limit("commands are nested deeper than %d levels", a.lim.MaxDepth)
 				return
 			}
-			if c := a.reserve(child); c >= 0 {
-				a.exec(c, args[i+1:j], nil, nil, child, false)
+			// {} is each path find lists: its roots, or the entries
+			// -name selects below them.
+			outs, known := findOutputs(args)
+			if !known || len(outs) > 8 {
+				outs = []string{"{}"}
+			}
+			for _, out := range outs {
+				if c := a.reserve(child); c >= 0 {
+					a.exec(c, replaceIn(args[i+1:j], "{}", out), nil, nil, child, false)
+				}
 			}
 		}
 		i = j

@@ -91,6 +91,15 @@ type Command struct {
 	// Dynamic marks, for each element of Argv, whether it holds an
 	// expansion whose value is unknown.
 	Dynamic []bool
+	// DynamicCode is set when the command runs code whose text cannot be
+	// known statically: eval or sh -c of an unknown expansion, a program
+	// name that is one ($x, $(curl …)), xargs sh -c '{}' fed unknown
+	// input. Rules can be strict about it.
+	DynamicCode bool
+	// Unbounded is set when the command starts copies of itself without
+	// bound: a function calling itself in the background or a pipeline
+	// (:(){ :|:& };:), or a background command in an endless loop.
+	Unbounded bool
 	// Dir is the directory an earlier cd or pushd in the script moved to,
 	// as written (relative paths are relative to the session's directory);
 	// "" when the script has not changed directory.
@@ -153,6 +162,7 @@ func Analyze(script string, lim Limits) *Analysis {
 		return &a.out
 	}
 	a.script(script, scope{parent: -1}, false)
+	a.uncalledFunctions()
 	return a.finish()
 }
 
@@ -180,6 +190,7 @@ func AnalyzeArgv(argv []string, lim Limits) *Analysis {
 			a.exec(idx, words, nil, nil, scope{parent: -1}, false)
 		}
 	}
+	a.uncalledFunctions()
 	return a.finish()
 }
 

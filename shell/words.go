@@ -25,6 +25,7 @@ type fieldBuilder struct {
 	dynamic bool
 	subst   bool
 	split   bool
+	ifs     string // the characters expansions are split at
 }
 
 func (b *fieldBuilder) text(s string) {
@@ -38,18 +39,21 @@ func (b *fieldBuilder) expansion(s string, known bool) {
 		b.text(s)
 		return
 	}
-	for i, piece := range strings.FieldsFunc(s, isBlank) {
-		if i > 0 || (len(s) > 0 && isBlank(rune(s[0]))) {
+	sep := func(r rune) bool { return strings.ContainsRune(b.ifs, r) }
+	if b.ifs == "" {
+		b.text(s) // IFS= disables splitting
+		return
+	}
+	for i, piece := range strings.FieldsFunc(s, sep) {
+		if i > 0 || (len(s) > 0 && sep(rune(s[0]))) {
 			b.end()
 		}
 		b.text(piece)
 	}
-	if len(s) > 0 && isBlank(rune(s[len(s)-1])) {
+	if len(s) > 0 && sep(rune(s[len(s)-1])) {
 		b.end()
 	}
 }
-
-func isBlank(r rune) bool { return r == ' ' || r == '\t' || r == '\n' }
 
 func (b *fieldBuilder) end() {
 	if b.open {
@@ -70,7 +74,7 @@ func (a *analyzer) words(ws []*syntax.Word, parent int, sc scope) ([]field, []in
 			continue
 		}
 		for _, parts := range a.braces(w) {
-			b := fieldBuilder{split: true}
+			b := fieldBuilder{split: true, ifs: a.ifs()}
 			inputs = append(inputs, a.parts(&b, parts, parent, sc, false)...)
 			b.end()
 			out = append(out, b.fields...)
@@ -111,15 +115,33 @@ func (a *analyzer) parts(b *fieldBuilder, parts []syntax.WordPart, parent int, s
 			b.open = true
 			inputs = append(inputs, a.parts(b, p.Parts, parent, sc, true)...)
 		case *syntax.ParamExp:
-			text, known, in := a.param(p, parent, sc)
-			inputs = append(inputs, in...)
-			if !known {
-				b.dynamic = true
+			e := a.paramValue(p, parent, sc)
+			inputs = append(inputs, e.in...)
+			for i, v := range e.vals {
+				if i > 0 {
+					switch {
+					case quoted && e.fields:
+						b.end() // "$@": each value is a field
+						b.open = true
+					case quoted:
+						if ifs := a.ifs(); ifs != "" {
+							b.text(ifs[:1]) // "$*" joins with IFS's first character
+						}
+					default:
+						b.end()
+					}
+				}
+				if !e.known {
+					b.dynamic = true
+				}
+				if quoted {
+					b.text(v)
+				} else {
+					b.expansion(v, e.known)
+				}
 			}
-			if quoted {
-				b.text(text)
-			} else {
-				b.expansion(text, known)
+			if !e.known {
+				b.dynamic = true
 			}
 		case *syntax.CmdSubst:
 			created := a.subst(p.Stmts, sc.nested(ViaCommandSubst, parent), sc.src)
@@ -138,6 +160,10 @@ func (a *analyzer) parts(b *fieldBuilder, parts []syntax.WordPart, parent int, s
 		case *syntax.ProcSubst:
 			created := a.subst(p.Stmts, sc.nested(ViaProcessSubst, parent), sc.src)
 			inputs = append(inputs, created...)
+			if out, ok := a.staticOutput(created); ok {
+				// source <(echo …) and bash <(echo …) run this text.
+				a.setText(source(sc.src, p), out)
+			}
 			b.subst, b.dynamic = true, true
 			b.text(source(sc.src, p))
 		case *syntax.ArithmExp:
@@ -162,43 +188,6 @@ func source(src string, n syntax.Node) string {
 		return ""
 	}
 	return src[s:e]
-}
-
-// param expands $NAME and ${NAME…}. Variables assigned a literal earlier in
-// the script have a known value; others stay as written. ${X:-default}
-// takes the default when X is not known, which is what a shell does with
-// an unset X and what an evasion relies on.
-func (a *analyzer) param(p *syntax.ParamExp, parent int, sc scope) (string, bool, []int) {
-	if p.Param == nil {
-		return source(sc.src, p), false, nil
-	}
-	name := p.Param.Value
-	v, set := a.vars[name]
-	plain := p.Index == nil && p.Slice == nil && p.Repl == nil && !p.Excl && !p.Length && !p.Width &&
-		p.Names == 0 && len(p.Modifiers) == 0 && p.NestedParam == nil && p.Flags == nil
-	if !plain {
-		return source(sc.src, p), false, v.sources
-	}
-	if p.Exp == nil {
-		if set && v.known {
-			return v.value, true, v.sources
-		}
-		return "$" + name, false, v.sources
-	}
-	switch p.Exp.Op {
-	case syntax.DefaultUnset, syntax.DefaultUnsetOrNull, syntax.AssignUnset, syntax.AssignUnsetOrNull:
-		if set && v.known && v.value != "" {
-			return v.value, true, v.sources
-		}
-		f, in := a.word(p.Exp.Word, parent, sc)
-		if p.Exp.Op == syntax.AssignUnset || p.Exp.Op == syntax.AssignUnsetOrNull {
-			a.vars[name] = variable{value: f.text, known: !f.dynamic, sources: in}
-		}
-		// Known only if the variable is certainly unset, which it is not
-		// when the environment may set it.
-		return f.text, false, append(in, v.sources...)
-	}
-	return source(sc.src, p), false, v.sources
 }
 
 // staticOutput returns what a substitution prints when it is only a
@@ -291,22 +280,49 @@ func (a *analyzer) printedText(i int) (string, bool) {
 			return "", false
 		}
 		return printf(args[0], args[1:])
+	case "cat":
+		// cat <<EOF … prints its here-document.
+		if len(args) > 0 && args[0] != "-" {
+			return "", false
+		}
+		for _, r := range c.Redirects {
+			switch r.Op {
+			case "<<", "<<-":
+				return r.Body, true
+			case "<<<":
+				return r.Body + "\n", true
+			}
+		}
 	}
 	return "", false
 }
 
-// printf renders the %s, %b and %% directives of a printf format; other
-// directives give up.
+// printf renders the %s, %b and %% directives of a printf format, reusing
+// the format while arguments remain as printf does; other directives give
+// up.
 func printf(format string, args []string) (string, bool) {
 	var b strings.Builder
 	format = ansiC(format)
+	for {
+		n := len(args)
+		var ok bool
+		if args, ok = printfOnce(&b, format, args); !ok {
+			return "", false
+		}
+		if len(args) == 0 || len(args) == n || b.Len() > 1<<16 {
+			return b.String(), true
+		}
+	}
+}
+
+func printfOnce(b *strings.Builder, format string, args []string) ([]string, bool) {
 	for i := 0; i < len(format); i++ {
 		if format[i] != '%' {
 			b.WriteByte(format[i])
 			continue
 		}
 		if i+1 >= len(format) {
-			return "", false
+			return nil, false
 		}
 		i++
 		switch format[i] {
@@ -322,10 +338,10 @@ func printf(format string, args []string) (string, bool) {
 				args = args[1:]
 			}
 		default:
-			return "", false
+			return nil, false
 		}
 	}
-	return b.String(), true
+	return args, true
 }
 
 // unescapeBare removes the backslashes of an unquoted literal: \r is r, and

@@ -129,6 +129,16 @@ code_flows contains [j, i] if {
 	_executes(cmd, j, input.ahp.shell.commands[i])
 }
 
+# A command whose code the analysis could not read (input.ahp.shell
+# .dynamic_code: eval or sh -c of an unknown value, a program name that is
+# a substitution, xargs sh -c '{}' on unknown input) runs what feeds it:
+# $(curl …) alone, X=$(curl …); $X.
+code_flows contains [j, i] if {
+	input.ahp.shell.dynamic_code
+	some j in input.ahp.shell.dynamic_code
+	some i in input.ahp.shell.commands[j].inputs
+}
+
 _executes(cmd, _, _) if cmd.name in {"eval", "source", "."}
 
 _executes(cmd, _, _) if {

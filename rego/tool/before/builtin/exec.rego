@@ -148,3 +148,26 @@ _reverse_shell if {
 	regex.match(`(?i)sock`, a)
 	regex.match(`(?i)(subprocess|pty\.spawn|dup2|/bin/(ba)?sh|fsockopen|child_process|exec\(|spawn\()`, a)
 }
+
+# METADATA
+# title: Fork bomb
+# description: |
+#   Denies a command that starts copies of itself without bound: a shell
+#   function that calls itself in a pipeline or in the background
+#   (:(){ :|:& };:, bomb() { bomb | bomb & }; bomb), also inside a nested
+#   script, and a job started in the background on every turn of a loop
+#   that never ends (while true; do … & done). It would exhaust the
+#   machine's processes.
+# custom:
+#   severity: high
+#   code: dev.ahp-opa.exec.fork-bomb
+violation contains {
+	"reason": concat(" ", [
+		"Blocked a command that starts copies of itself without bound (a fork bomb);",
+		"it would exhaust the machine's processes.",
+		"Run a bounded number of jobs instead, and wait for them.",
+	]),
+	"code": "dev.ahp-opa.exec.fork-bomb",
+} if {
+	input.ahp.shell.unbounded
+}

@@ -1,0 +1,128 @@
+package shell
+
+import (
+	"path"
+	"strings"
+)
+
+// stdinText returns what the commands piped into the statement being
+// walked print, or what a here-document or here-string of the command
+// holds; ok is false when some of it is unknown.
+func (a *analyzer) stdinText(redirs []Redirect) (string, bool) {
+	for _, r := range redirs {
+		if r.Op == "<<" || r.Op == "<<-" || r.Op == "<<<" {
+			if r.Op == "<<<" {
+				return r.Body + "\n", true
+			}
+			return r.Body, true
+		}
+	}
+	if len(a.stdin) == 0 {
+		return "", false
+	}
+	var b strings.Builder
+	for _, i := range a.stdin {
+		text, ok := a.output(i)
+		if !ok {
+			return "", false
+		}
+		b.WriteString(text)
+	}
+	return b.String(), true
+}
+
+// stdinItems splits what is piped into a command (xargs, parallel) into
+// its items: lines, or blank-separated words.
+func (a *analyzer) stdinItems(redirs []Redirect, lines bool) ([]string, bool) {
+	text, ok := a.stdinText(redirs)
+	if !ok {
+		return nil, false
+	}
+	if lines {
+		var out []string
+		for _, l := range strings.Split(text, "\n") {
+			if l = strings.TrimSpace(l); l != "" {
+				out = append(out, l)
+			}
+		}
+		return out, true
+	}
+	return strings.Fields(text), true
+}
+
+// output returns what command i prints when it can be known: a literal
+// echo or printf, cat of a here-document, or the paths find lists.
+func (a *analyzer) output(i int) (string, bool) {
+	if text, ok := a.printedText(i); ok {
+		return text, true
+	}
+	c := &a.out.Commands[i]
+	if c.Name == "find" {
+		words := make([]field, len(c.Argv)-1)
+		for j, s := range c.Argv[1:] {
+			words[j] = field{text: s, dynamic: c.Dynamic[j+1]}
+		}
+		if outs, ok := findOutputs(words); ok {
+			return strings.Join(outs, "\n") + "\n", true
+		}
+	}
+	return "", false
+}
+
+// findOutputs returns the paths find prints, as patterns: each root, or
+// root/NAME when -name selects entries, or root/* with -mindepth 1. ok is
+// false when a root is unknown.
+func findOutputs(args []field) ([]string, bool) {
+	var roots []string
+	i := 0
+	for ; i < len(args); i++ {
+		s := args[i].text
+		if strings.HasPrefix(s, "-") || s == "(" || s == "!" {
+			break
+		}
+		if args[i].dynamic {
+			return nil, false
+		}
+		roots = append(roots, s)
+	}
+	if len(roots) == 0 {
+		roots = []string{"."}
+	}
+	name, deep := "", false
+	for ; i < len(args); i++ {
+		switch args[i].text {
+		case "-name", "-iname", "-path", "-ipath", "-wholename", "-regex", "-iregex", "-lname":
+			if i+1 < len(args) && name == "" {
+				name = args[i+1].text
+				if t := args[i].text; strings.Contains(t, "path") || strings.Contains(t, "regex") {
+					name = "*" // a path pattern: some entry below the root
+				}
+			}
+		case "-mindepth":
+			if i+1 < len(args) && args[i+1].text != "0" {
+				deep = true
+			}
+		}
+	}
+	out := make([]string, 0, len(roots))
+	for _, r := range roots {
+		switch {
+		case name != "":
+			out = append(out, strings.TrimSuffix(r, "/")+"/"+name)
+		case deep:
+			out = append(out, strings.TrimSuffix(r, "/")+"/*")
+		default:
+			out = append(out, r)
+		}
+	}
+	return out, true
+}
+
+// cleanName is the key under which the text of a file written earlier in
+// the script is kept.
+func cleanName(name string) string {
+	if strings.HasPrefix(name, "<(") {
+		return name
+	}
+	return path.Clean(name)
+}
