@@ -33,6 +33,9 @@ type Program struct {
 	// Source says where the code was: the option (-c, -e, -r, eval), the
 	// awk program operand ("program"), or "stdin".
 	Source string
+	// CodeArgs are the indices in the command's Args() of the arguments
+	// that hold the code: they name no file.
+	CodeArgs []int
 	// Calls lists, for each command the program runs, its index and the
 	// call it comes from (os.system, shutil.rmtree).
 	Calls []Call
@@ -73,7 +76,7 @@ func Expand(a *shell.Analysis, lim shell.Limits) []Program {
 		if c.Depth >= lim.MaxDepth {
 			continue
 		}
-		l, how, codes := programOf(a, i)
+		l, how, codes, at := programOf(a, i)
 		if l == nil || len(codes) == 0 {
 			continue
 		}
@@ -87,7 +90,7 @@ func Expand(a *shell.Analysis, lim shell.Limits) []Program {
 		}
 		f := &facts{}
 		scan(l, code, f, 0)
-		p := Program{Command: i, Language: l.name, Source: how}
+		p := Program{Command: i, Language: l.name, Source: how, CodeArgs: at}
 		p.Calls = emit(a, i, f.acts, lim)
 		p.Dynamic = f.dynamic
 		p.Decodes = f.decodes
@@ -111,9 +114,37 @@ func Expand(a *shell.Analysis, lim shell.Limits) []Program {
 			slices.Sort(a.Commands[i].Inputs)
 			a.Commands[i].Inputs = slices.Compact(a.Commands[i].Inputs)
 		}
+		feedShells(a, p.Calls)
 		out = append(out, p)
 	}
 	return out
+}
+
+// feedShells links, within one program, the downloads to the shells that
+// read their script from standard input: open(P, "|-", "sh"); print P
+// `curl …` runs what curl prints, as curl … | sh would.
+func feedShells(a *shell.Analysis, calls []Call) {
+	var downloads []int
+	for _, c := range calls {
+		if n := a.Commands[c.Command].Name; n == "curl" || n == "wget" {
+			downloads = append(downloads, c.Command)
+		}
+	}
+	if len(downloads) == 0 {
+		return
+	}
+	for _, c := range calls {
+		cmd := &a.Commands[c.Command]
+		if !shell.IsShell(cmd.Name) || len(cmd.Argv) > 1 && !slices.Contains(cmd.Argv[1:], "-s") && !slices.Contains(cmd.Argv[1:], "-") {
+			continue
+		}
+		for _, d := range downloads {
+			if d != c.Command && !slices.Contains(cmd.Inputs, d) {
+				cmd.Inputs = append(cmd.Inputs, d)
+			}
+		}
+		slices.Sort(cmd.Inputs)
+	}
 }
 
 // spawnsShell reports whether one of the commands runs an interactive or

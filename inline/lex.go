@@ -30,6 +30,10 @@ type token struct {
 // word it lands in as dynamic.
 const unknownValue = "${UNKNOWN}"
 
+// varMark brackets the name of a variable interpolated in a string, until
+// the scanner replaces it with the variable's value.
+const varMark = "\x00"
+
 // lexer splits source into tokens. It knows each language's strings and
 // comments; everything else is names and punctuation. It never fails: text
 // it cannot read becomes punctuation.
@@ -39,7 +43,6 @@ type lexer struct {
 	pos  int
 	out  []token
 	max  int
-	vars map[string]string // known string variables, for interpolation
 }
 
 func lex(l *language, src string, maxTokens int) []token {
@@ -382,16 +385,15 @@ func (lx *lexer) finish(body string, kind tokKind, escapes, interp bool, mark st
 			continue
 		}
 		if interp && mark != "" && strings.HasPrefix(body[i:], mark) {
-			n, value, known := interpolation(body[i:], mark)
+			n, name, known := interpolation(body[i:], mark)
 			if n > 0 {
-				if known && lx.vars != nil {
-					if v, ok := lx.vars[value]; ok {
-						b.WriteString(v)
-						i += n - 1
-						continue
-					}
+				// A plain name is resolved by the scanner, which knows
+				// the variables; anything else is unknown.
+				if known {
+					b.WriteString(varMark + name + varMark)
+				} else {
+					b.WriteString(unknownValue)
 				}
-				b.WriteString(unknownValue)
 				t.dyn = true
 				i += n - 1
 				continue
@@ -443,10 +445,18 @@ func interpolation(s, mark string) (int, string, bool) {
 		if i == 1 {
 			return 0, "", false
 		}
+		// Perl's $ENV{HOME}, PHP's $_SERVER['HOME'].
+		if rest := s[i:]; strings.HasPrefix(rest, "{HOME}") || strings.HasPrefix(rest, "{'HOME'}") || strings.HasPrefix(rest, "['HOME']") {
+			end := strings.IndexAny(rest, "}]")
+			return i + end + 1, homeVar, true
+		}
 		return i, s[:i], true
 	}
 	return 0, "", false
 }
+
+// homeVar names an interpolated home directory.
+const homeVar = "HOME"
 
 func isPlainName(s string) bool {
 	if s == "" || !isIdentStart(s[0]) {

@@ -55,6 +55,35 @@ type value struct {
 
 var unknown = value{s: unknownValue, dyn: true}
 
+// resolve replaces the variables interpolated in a string token with
+// their values, or with unknownValue.
+func (s *scanner) resolve(t token) value {
+	if !strings.Contains(t.text, varMark) {
+		return value{s: t.text, dyn: t.dyn}
+	}
+	var b strings.Builder
+	parts := strings.Split(t.text, varMark)
+	dyn := false
+	for i, p := range parts {
+		if i%2 == 0 {
+			b.WriteString(p)
+			continue
+		}
+		if p == homeVar {
+			b.WriteString("~")
+			continue
+		}
+		if v, ok := s.vars[p]; ok && !v.isList {
+			b.WriteString(v.s)
+			dyn = dyn || v.dyn
+			continue
+		}
+		b.WriteString(unknownValue)
+		dyn = true
+	}
+	return value{s: b.String(), dyn: dyn}
+}
+
 func (v value) flat() []value {
 	if !v.isList {
 		return []value{v}
@@ -237,12 +266,12 @@ func (s *scanner) run() {
 		t := s.toks[i]
 		switch t.kind {
 		case tokShell:
-			s.shell("`", value{s: t.text, dyn: t.dyn})
+			s.shell("`", s.resolve(t))
 		case tokStr:
 			s.awkPipe(i)
 			if s.isPunct(i-1, "$") && s.lang == javascript {
 				// zx and Bun: $`rm -rf ~` runs a command line.
-				s.shell("$``", value{s: t.text, dyn: t.dyn})
+				s.shell("$``", s.resolve(t))
 			}
 		case tokName:
 			i = s.name(i)
@@ -255,12 +284,25 @@ func (s *scanner) awkPipe(i int) {
 	if s.lang != awk {
 		return
 	}
-	t := s.toks[i]
+	v := s.resolve(s.toks[i])
 	if s.isPunct(i+1, "|") && i+2 < len(s.toks) && s.toks[i+2].text == "getline" {
-		s.shell("getline", value{s: t.text, dyn: t.dyn})
+		s.shell("getline", v)
 	}
-	if s.isPunct(i-1, "|") {
-		s.shell("print |", value{s: t.text, dyn: t.dyn})
+	if !s.isPunct(i-1, "|") {
+		return
+	}
+	s.shell("print |", v)
+	// print "rm -rf ~" | "sh": what is printed is the shell's script.
+	if fields := strings.Fields(v.s); len(fields) == 1 && shell.IsShell(shell.Normalize(fields[0])) {
+		for j := i - 2; j >= 0; j-- {
+			if t := s.toks[j]; t.kind == tokName && (t.text == "print" || t.text == "printf") {
+				s.shell("print |", s.eval(s.toks[j+1:i-1]))
+				break
+			}
+			if t := s.toks[j]; t.kind == tokPunct && (t.text == ";" || t.text == "{" || t.text == "\n") {
+				break
+			}
+		}
 	}
 }
 
@@ -275,8 +317,17 @@ func (s *scanner) name(i int) int {
 		s.assign(i)
 		return i + 1
 	}
+	if s.isPunct(i-1, ".") {
+		if k, ok := s.lang.calls["."+t.text]; ok {
+			s.methodAfter(i-1, "."+t.text, k)
+			return i
+		}
+	}
 	kind, full := s.lookup(t.text)
 	if kind == 0 {
+		return i
+	}
+	if s.method(i, kind) {
 		return i
 	}
 	if s.lang == applescript && !(i >= 2 && s.toks[i-1].text == "shell" && s.toks[i-2].text == "do") {
@@ -294,8 +345,15 @@ func (s *scanner) name(i int) int {
 		args = s.splitArgs(i+1, end)
 		raw = s.toks[i+1 : end]
 	default:
-		if kind == kSocket && s.lang != perl {
-			s.f.socket = true // new net.Socket, socket.socket without arguments
+		switch kind {
+		case kSocket:
+			if s.lang != perl {
+				s.f.socket = true // new net.Socket, socket.socket without arguments
+			}
+		case kEval:
+			if s.isPunct(i+1, ")") || s.isPunct(i+1, ",") {
+				s.f.evals, s.f.dynamic = true, true // .then(eval)
+			}
 		}
 		return i
 	}
@@ -392,39 +450,31 @@ func (s *scanner) eval(ts []token) value {
 		return unknown
 	}
 	var out value
-	first := true
-	for len(ts) > 0 {
+	op := ""
+	for first := true; len(ts) > 0; first = false {
 		v, n := s.term(ts)
 		ts = ts[n:]
-		if first {
+		switch {
+		case first:
 			out = v
-			first = false
-		} else {
+		case op == "/":
+			out = join(out, v)
+		default:
 			out = concat(out, v)
 		}
 		if len(ts) == 0 {
 			break
 		}
-		op := ts[0]
+		next := ts[0]
 		switch {
-		case op.kind == tokPunct && s.lang.concat[op.text]:
+		case next.kind == tokPunct && s.lang.concat[next.text]:
+			op = "+"
 			ts = ts[1:]
-		case op.kind == tokPunct && op.text == "/" && s.lang == python:
-			// pathlib: Path.home() / ".ssh"
+		case next.kind == tokPunct && next.text == "/" && s.lang == python:
+			op = "/" // pathlib: Path.home() / ".ssh"
 			ts = ts[1:]
-			if len(ts) > 0 {
-				v, n := s.term(ts)
-				ts = ts[n:]
-				out = join(out, v)
-			}
-			if len(ts) > 0 && ts[0].kind == tokPunct && ts[0].text == "/" {
-				continue
-			}
-			if len(ts) == 0 {
-				return out
-			}
-			return concat(out, unknown)
-		case s.lang.juxtapose && (op.kind == tokStr || op.kind == tokName):
+		case s.lang.juxtapose && (next.kind == tokStr || next.kind == tokName):
+			op = "+"
 		default:
 			return concat(out, unknown)
 		}
@@ -468,7 +518,7 @@ func (s *scanner) term(ts []token) (value, int) {
 	t := ts[0]
 	switch t.kind {
 	case tokStr:
-		return s.postfix(value{s: t.text, dyn: t.dyn}, ts, 1)
+		return s.postfix(s.resolve(t), ts, 1)
 	case tokWords:
 		var list []value
 		for _, w := range strings.Fields(t.text) {
@@ -476,11 +526,14 @@ func (s *scanner) term(ts []token) (value, int) {
 		}
 		return value{list: list, isList: true}, 1
 	case tokPunct:
-		if t.text == "[" || (t.text == "(" && (s.lang == perl || s.lang == python)) || (t.text == "{" && s.lang == lua) {
+		if t.text == "[" || t.text == "(" || (t.text == "{" && s.lang == lua) {
 			end := matching(ts, 0)
-			parts := splitTop(ts[1:end])
-			if t.text == "(" && len(parts) == 1 && s.lang == python {
-				return s.postfix(s.eval(parts[0]), ts, end+1)
+			parts := splitTop(ts[1:min(end, len(ts))])
+			if t.text == "(" && len(parts) == 1 {
+				return s.postfix(s.eval(parts[0]), ts, min(end+1, len(ts)))
+			}
+			if t.text == "(" && s.lang != perl && s.lang != python {
+				return unknown, min(end+1, len(ts))
 			}
 			list := make([]value, 0, len(parts))
 			for _, p := range parts {
@@ -516,6 +569,9 @@ func (s *scanner) nameTerm(ts []token) (value, int) {
 		return value{s: "~"}, 1
 	}
 	if len(ts) < 2 || ts[1].kind != tokPunct || ts[1].text != "(" {
+		if kind == kHome {
+			return s.postfix(value{s: "~"}, ts, 1) // Dir.home
+		}
 		return unknown, 1
 	}
 	end := matching(ts, 1)
@@ -557,7 +613,9 @@ func (s *scanner) nameTerm(ts []token) (value, int) {
 		}
 		return value{list: list, isList: true}, n
 	default:
-		return unknown, n
+		// require('os'), a module or object: its methods may still
+		// build a path (require('os').homedir()).
+		return s.postfix(unknown, ts, n)
 	}
 	return s.postfix(v, ts, n)
 }
@@ -569,7 +627,26 @@ func (s *scanner) postfix(v value, ts []token, n int) (value, int) {
 		method := "." + ts[n+1].text
 		kind, ok := s.lang.calls[method]
 		if !ok {
-			return v, n
+			// A module function: require('os').homedir(),
+			// require('path').join(a, b).
+			kind, ok = s.lang.calls[ts[n+1].text]
+			if !ok || (kind != kHome && kind != kJoin && kind != kSame) {
+				return unknown, n
+			}
+			end := matching(ts, n+2)
+			args := positional(splitTop(ts[n+3 : end]))
+			n = min(end+1, len(ts))
+			switch {
+			case kind == kHome:
+				v = value{s: "~"}
+			case len(args) == 0:
+				v = unknown
+			case kind == kSame:
+				v = s.eval(args[0])
+			default:
+				v = join(s.values(args)...)
+			}
+			continue
 		}
 		end := matching(ts, n+2)
 		args := splitTop(ts[n+3 : end])
@@ -974,4 +1051,102 @@ func (s *scanner) fetch(call string, pos, args [][]token) {
 		}
 	}
 	s.add(a)
+}
+
+// method handles a method that acts on its receiver: p.read_text(),
+// (Path.home() / ".ssh" / "id_rsa").read_text(). It reports whether the
+// name at i was one.
+func (s *scanner) method(i int, kind callKind) bool {
+	t := s.toks[i]
+	dot := strings.LastIndexByte(t.text, '.')
+	if dot < 0 {
+		return false
+	}
+	key := t.text[dot:]
+	if _, ok := s.lang.calls[key]; !ok {
+		return false
+	}
+	switch kind {
+	case kRead, kWrite, kAppend, kRemove, kRemoveAll:
+	default:
+		return true
+	}
+	var recv value
+	switch {
+	case dot > 0:
+		v, ok := s.vars[t.text[:dot]]
+		if !ok {
+			return true
+		}
+		recv = v
+	default:
+		return true
+	}
+	s.pathAct(kind, key, recv)
+	return true
+}
+
+// methodAfter handles a method whose receiver is the expression that ends
+// before the dot at dot: (Path.home() / ".ssh").read_text(),
+// Path("x").unlink().
+func (s *scanner) methodAfter(dot int, key string, kind callKind) {
+	switch kind {
+	case kRead, kWrite, kAppend, kRemove, kRemoveAll:
+	default:
+		return
+	}
+	start := s.chainStart(dot)
+	if start < 0 {
+		return
+	}
+	s.pathAct(kind, key, s.eval(s.toks[start:dot]))
+}
+
+// chainStart finds where the expression that ends before the dot at dot
+// starts: the name of Path("x").expanduser(), the bracket of (a / b).
+func (s *scanner) chainStart(dot int) int {
+	j := dot - 1
+	for steps := 0; j >= 0 && steps < 64; steps++ {
+		t := s.toks[j]
+		switch {
+		case t.kind == tokPunct && t.text == ")":
+			open := s.opening(j)
+			if open < 0 {
+				return -1
+			}
+			if open == 0 || s.toks[open-1].kind != tokName {
+				return open // a bracketed expression
+			}
+			j = open - 1
+		case t.kind == tokName || t.kind == tokStr:
+		default:
+			return -1
+		}
+		if s.isPunct(j-1, ".") {
+			j -= 2
+			continue
+		}
+		return j
+	}
+	return -1
+}
+
+// opening finds the bracket that the closing one at i closes, or -1.
+func (s *scanner) opening(i int) int {
+	depth := 0
+	for j := i; j >= 0; j-- {
+		if s.toks[j].kind != tokPunct {
+			continue
+		}
+		switch s.toks[j].text {
+		case ")", "]", "}":
+			depth++
+		case "(", "[", "{":
+			depth--
+			if depth == 0 {
+				return j
+			}
+		}
+	}
+	return -1
 }

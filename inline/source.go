@@ -66,25 +66,26 @@ func interpreterOf(name string) *interpreter {
 	return nil
 }
 
-// programOf returns the language and inline code of command i, and where
-// the code was found; nil when the command runs no inline code.
-func programOf(a *shell.Analysis, i int) (*language, string, []string) {
+// programOf returns the language and inline code of command i, where the
+// code was found, and the indices of the arguments that hold it; nil when
+// the command runs no inline code.
+func programOf(a *shell.Analysis, i int) (*language, string, []string, []int) {
 	c := &a.Commands[i]
 	it := interpreterOf(c.Name)
 	if it == nil {
-		return nil, "", nil
+		return nil, "", nil, nil
 	}
 	args := c.Args()
-	codes, how, stdin := it.parse(args)
+	codes, at, how, stdin := it.parse(args)
 	l := it.lang
 	if it.lang == applescript && optionIs(args, "-l", "javascript") {
 		l = javascript
 	}
 	if len(codes) > 0 {
-		return l, how, codes
+		return l, how, codes, at
 	}
 	if !stdin {
-		return nil, "", nil
+		return nil, "", nil, nil
 	}
 	for _, r := range c.Redirects {
 		if r.Op == "<<" || r.Op == "<<-" || r.Op == "<<<" {
@@ -108,7 +109,7 @@ func programOf(a *shell.Analysis, i int) (*language, string, []string) {
 			}
 		}
 	}
-	return l, "stdin", codes
+	return l, "stdin", codes, nil
 }
 
 func nonOptions(args []string) []string {
@@ -133,16 +134,16 @@ func optionIs(args []string, opt, value string) bool {
 
 // parse reads an interpreter's options. It returns the inline code, the
 // option it came from, and whether the code comes from standard input.
-func (it *interpreter) parse(args []string) (codes []string, how string, stdin bool) {
+func (it *interpreter) parse(args []string) (codes []string, at []int, how string, stdin bool) {
 	i := 0
 	for i < len(args) {
 		s := args[i]
 		if it.subcommand != "" {
 			if s == it.subcommand && i+1 < len(args) {
-				return []string{strings.Join(args[i+1:], " ")}, s, false
+				return []string{strings.Join(args[i+1:], " ")}, indexes(i+1, len(args)), s, false
 			}
 			if !strings.HasPrefix(s, "-") {
-				return nil, "", false
+				return nil, nil, "", false
 			}
 			i++
 			continue
@@ -152,7 +153,7 @@ func (it *interpreter) parse(args []string) (codes []string, how string, stdin b
 			break
 		}
 		if s == "-" {
-			return nil, "", true
+			return nil, nil, "", true
 		}
 		if len(s) < 2 || s[0] != '-' {
 			break
@@ -165,10 +166,10 @@ func (it *interpreter) parse(args []string) (codes []string, how string, stdin b
 					i++
 					value = args[i]
 				}
-				codes = append(codes, value)
+				codes, at = append(codes, value), append(at, i)
 				how = name
 				if !it.repeat {
-					return codes, how, false
+					return codes, at, how, false
 				}
 			case contains(it.valuesLong, name) && !has:
 				i++
@@ -179,7 +180,7 @@ func (it *interpreter) parse(args []string) (codes []string, how string, stdin b
 		for j := 1; j < len(s); j++ {
 			c := s[j]
 			if strings.IndexByte(it.stops, c) >= 0 {
-				return codes, how, false
+				return codes, at, how, false
 			}
 			if strings.IndexByte(it.code, c) >= 0 {
 				value := s[j+1:]
@@ -187,10 +188,10 @@ func (it *interpreter) parse(args []string) (codes []string, how string, stdin b
 					i++
 					value = args[i]
 				}
-				codes = append(codes, value)
+				codes, at = append(codes, value), append(at, i)
 				how = "-" + string(c)
 				if !it.repeat {
-					return codes, how, false
+					return codes, at, how, false
 				}
 				break
 			}
@@ -204,15 +205,23 @@ func (it *interpreter) parse(args []string) (codes []string, how string, stdin b
 		i++
 	}
 	if len(codes) > 0 {
-		return codes, how, false
+		return codes, at, how, false
 	}
 	if it.operand {
 		if i < len(args) {
-			return []string{args[i]}, "program", false
+			return []string{args[i]}, []int{i}, "program", false
 		}
-		return nil, "", false
+		return nil, nil, "", false
 	}
-	return nil, "", i >= len(args)
+	return nil, nil, "", i >= len(args)
+}
+
+func indexes(from, to int) []int {
+	out := make([]int, 0, to-from)
+	for i := from; i < to; i++ {
+		out = append(out, i)
+	}
+	return out
 }
 
 func contains(list []string, s string) bool {
