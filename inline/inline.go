@@ -90,6 +90,9 @@ func Expand(a *shell.Analysis, lim shell.Limits) []Program {
 		}
 		f := &facts{}
 		scan(l, code, f, 0)
+		if f.truncated && a.Incomplete == "" {
+			a.Incomplete = "an inline program is too long or too nested to analyse"
+		}
 		p := Program{Command: i, Language: l.name, Source: how, CodeArgs: at}
 		p.Calls = emit(a, i, f.acts, lim)
 		p.Dynamic = f.dynamic

@@ -45,10 +45,10 @@ type lexer struct {
 	max  int
 }
 
-func lex(l *language, src string, maxTokens int) []token {
-	lx := &lexer{lang: l, src: src, max: maxTokens}
+func lex(l *language, src string, maxTokens int) ([]token, bool) {
+	lx := &lexer{lang: l, src: src, max: maxTokens, out: make([]token, 0, min(len(src)/3+8, maxTokens))}
 	lx.run()
-	return lx.out
+	return lx.out, len(lx.out) >= maxTokens
 }
 
 func (lx *lexer) emit(t token) bool {

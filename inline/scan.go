@@ -42,6 +42,7 @@ type facts struct {
 	evals         bool // code is run from a value the analysis cannot see
 	executesStdin bool // code read from standard input is run
 	pipes         bool // a stream is piped into another (node's .pipe)
+	truncated     bool // a bound stopped the scan
 }
 
 // value is what an expression evaluates to: a string, parts of which may
@@ -105,6 +106,15 @@ const (
 	maxTokens   = 1 << 16
 	maxEvalNest = 3
 	maxActs     = 256
+	// maxSpan bounds how far one call's arguments are searched, so that
+	// a long program costs linear time, not quadratic.
+	maxSpan = 512
+	// maxSteps bounds the tokens one program's scans visit in all;
+	// past it the program is reported as not fully read.
+	maxSteps = 1 << 21
+	// maxExprDepth bounds the nesting of brackets an expression is
+	// evaluated through.
+	maxExprDepth = 32
 )
 
 // scanner finds the acts of one program.
@@ -115,6 +125,8 @@ type scanner struct {
 	alias map[string]string
 	f     *facts
 	nest  int
+	depth int // of the expression being evaluated
+	steps int // tokens visited by argument searches
 }
 
 func scan(l *language, src string, f *facts, nest int) {
@@ -123,7 +135,9 @@ func scan(l *language, src string, f *facts, nest int) {
 		return
 	}
 	s := &scanner{lang: l, vars: map[string]value{}, alias: map[string]string{}, f: f, nest: nest}
-	s.toks = lex(l, src, maxTokens)
+	var full bool
+	s.toks, full = lex(l, src, maxTokens)
+	f.truncated = f.truncated || full
 	s.run()
 }
 
@@ -172,7 +186,8 @@ func (s *scanner) isPunct(i int, p string) bool {
 // closing finds the index of the bracket that closes the one at i.
 func (s *scanner) closing(i int) int {
 	depth := 0
-	for j := i; j < len(s.toks); j++ {
+	for j := i; j < len(s.toks) && j < i+maxSpan; j++ {
+		s.steps++
 		if s.toks[j].kind != tokPunct {
 			continue
 		}
@@ -186,7 +201,7 @@ func (s *scanner) closing(i int) int {
 			}
 		}
 	}
-	return len(s.toks)
+	return min(len(s.toks), i+maxSpan)
 }
 
 // splitArgs splits toks[from:to] at top-level commas.
@@ -230,7 +245,8 @@ func trim(ts []token) []token {
 // bareEnd finds where the arguments of a call without parentheses end.
 func (s *scanner) bareEnd(from int) int {
 	depth := 0
-	for j := from; j < len(s.toks); j++ {
+	for j := from; j < len(s.toks) && j < from+maxSpan; j++ {
+		s.steps++
 		t := s.toks[j]
 		if t.kind != tokPunct {
 			continue
@@ -249,7 +265,7 @@ func (s *scanner) bareEnd(from int) int {
 			}
 		}
 	}
-	return len(s.toks)
+	return min(len(s.toks), from+maxSpan)
 }
 
 // keyword reports whether an argument is name=value or name: value, and
@@ -263,6 +279,10 @@ func keyword(arg []token) (string, []token, bool) {
 
 func (s *scanner) run() {
 	for i := 0; i < len(s.toks); i++ {
+		if s.steps > maxSteps {
+			s.f.truncated = true
+			return
+		}
 		t := s.toks[i]
 		switch t.kind {
 		case tokShell:
@@ -446,9 +466,11 @@ func (s *scanner) assign(i int) {
 // and concatenation. What it cannot follow becomes unknown.
 func (s *scanner) eval(ts []token) value {
 	ts = trim(ts)
-	if len(ts) == 0 {
+	if len(ts) == 0 || s.depth >= maxExprDepth {
 		return unknown
 	}
+	s.depth++
+	defer func() { s.depth-- }()
 	var out value
 	op := ""
 	for first := true; len(ts) > 0; first = false {
@@ -527,8 +549,8 @@ func (s *scanner) term(ts []token) (value, int) {
 		return value{list: list, isList: true}, 1
 	case tokPunct:
 		if t.text == "[" || t.text == "(" || (t.text == "{" && s.lang == lua) {
-			end := matching(ts, 0)
-			parts := splitTop(ts[1:min(end, len(ts))])
+			end := s.matching(ts, 0)
+			parts := s.splitTop(ts[1:min(end, len(ts))])
 			if t.text == "(" && len(parts) == 1 {
 				return s.postfix(s.eval(parts[0]), ts, min(end+1, len(ts)))
 			}
@@ -559,7 +581,7 @@ func (s *scanner) nameTerm(ts []token) (value, int) {
 	// The environment's HOME: $ENV{HOME}, os.environ['HOME'], ENV['HOME'].
 	if len(ts) >= 4 && (strings.HasSuffix(t.text, "ENV") || strings.HasSuffix(t.text, "environ") || strings.HasSuffix(t.text, "_SERVER")) &&
 		ts[1].kind == tokPunct && (ts[1].text == "[" || ts[1].text == "{") {
-		end := matching(ts, 1)
+		end := s.matching(ts, 1)
 		if end == 3 && (ts[2].text == "HOME" || ts[2].text == "USERPROFILE") {
 			return s.postfix(value{s: "~"}, ts, 4)
 		}
@@ -574,8 +596,8 @@ func (s *scanner) nameTerm(ts []token) (value, int) {
 		}
 		return unknown, 1
 	}
-	end := matching(ts, 1)
-	args := splitTop(ts[2:end])
+	end := s.matching(ts, 1)
+	args := s.splitTop(ts[2:end])
 	n := min(end+1, len(ts))
 	var v value
 	switch kind {
@@ -633,8 +655,8 @@ func (s *scanner) postfix(v value, ts []token, n int) (value, int) {
 			if !ok || (kind != kHome && kind != kJoin && kind != kSame) {
 				return unknown, n
 			}
-			end := matching(ts, n+2)
-			args := positional(splitTop(ts[n+3 : end]))
+			end := s.matching(ts, n+2)
+			args := positional(s.splitTop(ts[n+3 : end]))
 			n = min(end+1, len(ts))
 			switch {
 			case kind == kHome:
@@ -648,8 +670,8 @@ func (s *scanner) postfix(v value, ts []token, n int) (value, int) {
 			}
 			continue
 		}
-		end := matching(ts, n+2)
-		args := splitTop(ts[n+3 : end])
+		end := s.matching(ts, n+2)
+		args := s.splitTop(ts[n+3 : end])
 		n = min(end+1, len(ts))
 		switch kind {
 		case kJoin:
@@ -669,9 +691,10 @@ func (s *scanner) postfix(v value, ts []token, n int) (value, int) {
 
 // matching returns the index of the bracket closing ts[i], or len(ts)-1
 // ... clamped so that slicing stays in range.
-func matching(ts []token, i int) int {
+func (s *scanner) matching(ts []token, i int) int {
 	depth := 0
-	for j := i; j < len(ts); j++ {
+	for j := i; j < len(ts) && j < i+maxSpan; j++ {
+		s.steps++
 		if ts[j].kind != tokPunct {
 			continue
 		}
@@ -685,13 +708,14 @@ func matching(ts []token, i int) int {
 			}
 		}
 	}
-	return len(ts)
+	return min(len(ts), i+maxSpan)
 }
 
 // splitTop splits tokens at top-level commas.
-func splitTop(ts []token) [][]token {
+func (s *scanner) splitTop(ts []token) [][]token {
 	var out [][]token
 	depth, start := 0, 0
+	s.steps += len(ts)
 	for j, t := range ts {
 		if t.kind != tokPunct {
 			continue
@@ -1134,7 +1158,7 @@ func (s *scanner) chainStart(dot int) int {
 // opening finds the bracket that the closing one at i closes, or -1.
 func (s *scanner) opening(i int) int {
 	depth := 0
-	for j := i; j >= 0; j-- {
+	for j := i; j >= 0 && j > i-maxSpan; j-- {
 		if s.toks[j].kind != tokPunct {
 			continue
 		}
