@@ -9,6 +9,7 @@ import (
 
 	"github.com/open-policy-agent/opa/v1/ast"
 
+	"github.com/ahp-opa/ahp-opa/inline"
 	"github.com/ahp-opa/ahp-opa/shell"
 )
 
@@ -313,11 +314,15 @@ func (en *enricher) shell(input map[string]any, lim shell.Limits) *ast.Term {
 	default:
 		return nil
 	}
+	// Code handed to interpreters (python -c, perl -e, heredocs) runs
+	// commands too: they are appended to the analysis.
+	progs := inline.Expand(a, lim)
 	en.cmds = a.Commands
 	cmds := make([]*ast.Term, len(a.Commands))
 	for i := range a.Commands {
 		cmds[i] = en.command(&a.Commands[i])
 	}
+	addInline(cmds, progs)
 	items := [][2]*ast.Term{
 		{keyCommand, ast.StringTerm(script)},
 		{keyCommands, ast.ArrayTerm(cmds...)},

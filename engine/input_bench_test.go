@@ -44,6 +44,16 @@ func longCommand() string {
 	return strings.Join(parts, " && ")[:4096]
 }
 
+// interpreterCommand is a benign one-liner that hands code to python.
+const interpreterCommand = `python3 -c "import json; print(json.load(open('package.json'))['version'])"`
+
+// nestedInterpreterCommand is a 4 KB command whose shell runs python
+// on a here-document, whose code runs node, whose code runs a shell.
+func nestedInterpreterCommand() string {
+	body := strings.Repeat("import os, subprocess\nsubprocess.run(['node', '-e', \"require('child_process').execSync('make -C build test')\"], check=True)\nprint(open(os.path.join('src', 'main.py')).read())\n", 23)
+	return "cd /home/dev/repo && bash <<'SH'\npython3 - <<'EOF'\n" + body + "EOF\nSH"
+}
+
 func BenchmarkDecide(b *testing.B) {
 	e := benchEngine(b)
 	cases := []struct {
@@ -55,6 +65,8 @@ func BenchmarkDecide(b *testing.B) {
 		{"file", benchEvent("Read", map[string]any{"file_path": "/home/dev/repo/main.go"})},
 		{"fetch", benchEvent("WebFetch", map[string]any{"url": "https://docs.example.com/guide", "prompt": "summarise"})},
 		{"shell-4KB", benchEvent("Bash", map[string]any{"command": longCommand()})},
+		{"interpreter", benchEvent("Bash", map[string]any{"command": interpreterCommand})},
+		{"interpreter-nested", benchEvent("Bash", map[string]any{"command": nestedInterpreterCommand()})},
 	}
 	for _, c := range cases {
 		b.Run(c.name, func(b *testing.B) {

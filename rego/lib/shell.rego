@@ -148,6 +148,9 @@ _executes(cmd, _, _) if {
 
 _executes(cmd, _, _) if code_from_stdin(cmd)
 
+# Inline code that runs what it reads on stdin: exec(sys.stdin.read()).
+_executes(cmd, _, _) if cmd.code.executes_stdin
+
 _executes(cmd, j, src) if {
 	cmd.name in (shells | interpreters)
 	src.parent == j

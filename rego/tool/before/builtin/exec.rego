@@ -56,6 +56,16 @@ _decode_and_execute if {
 	shell.decoder(input.ahp.shell.commands[flow[1]])
 }
 
+# Inline code, also fed on stdin, that decodes text and runs code it
+# cannot show: exec(base64.b64decode(…)), eval(decode_base64(…)).
+_decode_and_execute if {
+	input.ahp.shell.classes.interpreter
+	some i in input.ahp.shell.classes.interpreter
+	cmd := input.ahp.shell.commands[i]
+	cmd.code.decodes
+	cmd.code.dynamic_code
+}
+
 _decode_and_execute if {
 	input.ahp.shell.classes.interpreter
 	some i in input.ahp.shell.classes.interpreter
@@ -137,6 +147,14 @@ _reverse_shell if {
 	cmd := input.ahp.shell.commands[i]
 	some a in cmd.args
 	contains(a, "/inet/")
+}
+
+# Inline code, also fed on stdin, that connects a socket to a shell or to
+# its own standard streams.
+_reverse_shell if {
+	input.ahp.shell.classes.interpreter
+	some i in input.ahp.shell.classes.interpreter
+	input.ahp.shell.commands[i].code.reverse_shell
 }
 
 _reverse_shell if {
