@@ -1,0 +1,64 @@
+package ahp.tool.before.builtin_test
+
+# Everyday commands from public projects that the library once denied
+# (rego/corpus/realworld-*.jsonl), each next to the dangerous form its rule
+# still denies.
+
+# dev.ahp-opa.secrets.credential-file: a key a command creates is written,
+# not read.
+
+test_generated_test_key_allowed if {
+	every c in [
+		"openssl req -x509 -newkey rsa:4096 -keyout key.pem -out cert.pem -days 365 -nodes",
+		"openssl genrsa -out testdata/server.key 2048",
+		"openssl req -new -newkey rsa:4096 -x509 -sha256 -days 365 -nodes -out cert.pem -keyout key.pem",
+	] {
+		lookalike_allowed(bash(c), "dev.ahp-opa.secrets.credential-file")
+	}
+}
+
+test_reading_a_key_denied if {
+	denies(bash("openssl rsa -in deploy/server.key -text"), "dev.ahp-opa.secrets.credential-file")
+	denies(bash("sort -o /tmp/out ~/.aws/credentials"), "dev.ahp-opa.secrets.credential-file")
+}
+
+# dev.ahp-opa.secrets.env-dump: a secret piped into a login that reads it
+# on stdin, and a test of a secret inside $(…), print nothing.
+
+test_secret_into_password_stdin_allowed if {
+	every c in [
+		`echo "$CR_PAT" | docker login ghcr.io -u USERNAME --password-stdin`,
+		`echo "${DOCKER_PASSWORD}" | docker login -u "${DOCKER_USERNAME}" --password-stdin`,
+		`printf '%s' "$GITHUB_TOKEN" | helm registry login ghcr.io -u me --password-stdin`,
+		`echo "$GH_TOKEN" | gh auth login --with-token`,
+		`echo "token_set=$([ -n "$NPM_TOKEN" ] && echo yes || echo no)"`,
+	] {
+		lookalike_allowed(bash(c), "dev.ahp-opa.secrets.env-dump")
+	}
+}
+
+test_secret_printed_next_to_login_denied if {
+	every c in [
+		`echo "$CR_PAT" | tee /dev/stderr | docker login ghcr.io -u me --password-stdin`,
+		`echo "$CR_PAT"; docker login ghcr.io -u me --password-stdin`,
+		`echo "$CR_PAT" | docker login ghcr.io -u me`,
+		`echo "$(echo $GITHUB_TOKEN)"`,
+		`echo "token=$GITHUB_TOKEN $(date)"`,
+	] {
+		denies(bash(c), "dev.ahp-opa.secrets.env-dump")
+	}
+}
+
+# dev.ahp-opa.infra.teardown: docker image prune alone removes only
+# dangling layers.
+
+test_docker_image_prune_dangling_allowed if {
+	lookalike_allowed(bash("docker image prune -f"), "dev.ahp-opa.infra.teardown")
+	lookalike_allowed(bash("docker image prune"), "dev.ahp-opa.infra.teardown")
+}
+
+test_docker_image_prune_all_denied if {
+	denies(bash("docker image prune -af"), "dev.ahp-opa.infra.teardown")
+	denies(bash("docker image prune --all --force"), "dev.ahp-opa.infra.teardown")
+	denies(bash("docker system prune -f"), "dev.ahp-opa.infra.teardown")
+}
