@@ -62,3 +62,16 @@ test_docker_image_prune_all_denied if {
 	denies(bash("docker image prune --all --force"), "dev.ahp-opa.infra.teardown")
 	denies(bash("docker system prune -f"), "dev.ahp-opa.infra.teardown")
 }
+
+# dev.ahp-opa.git.rewrite-history: asking a history tool for its usage
+# rewrites nothing.
+
+test_history_tool_help_allowed if {
+	lookalike_allowed(bash("git filter-branch --help"), "dev.ahp-opa.git.rewrite-history")
+	lookalike_allowed(bash("git filter-repo -h"), "dev.ahp-opa.git.rewrite-history")
+}
+
+test_history_tool_run_denied if {
+	denies(bash("git filter-branch --index-filter 'git rm --cached secrets.txt' HEAD"), "dev.ahp-opa.git.rewrite-history")
+	denies(bash("git filter-repo --path secrets.txt --invert-paths"), "dev.ahp-opa.git.rewrite-history")
+}
