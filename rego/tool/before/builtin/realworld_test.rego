@@ -75,3 +75,18 @@ test_history_tool_run_denied if {
 	denies(bash("git filter-branch --index-filter 'git rm --cached secrets.txt' HEAD"), "dev.ahp-opa.git.rewrite-history")
 	denies(bash("git filter-repo --path secrets.txt --invert-paths"), "dev.ahp-opa.git.rewrite-history")
 }
+
+# dev.ahp-opa.gh.destructive: taking a label off a pull request is undone
+# by putting it back.
+
+test_gh_api_remove_label_allowed if {
+	lookalike_allowed(bash(`gh api --method DELETE "repos/astral-sh/uv/issues/123/labels/bot%3Arebase" --silent`), "dev.ahp-opa.gh.destructive")
+	lookalike_allowed(bash("gh api -X DELETE repos/org/app/pulls/7/requested_reviewers -f 'reviewers[]=octocat'"), "dev.ahp-opa.gh.destructive")
+	lookalike_allowed(bash(`gh api --method DELETE "repos/$GITHUB_REPOSITORY/issues/$PR/labels/bot%3Arebase" --silent`), "dev.ahp-opa.gh.destructive")
+}
+
+test_gh_api_delete_content_denied if {
+	denies(bash("gh api -X DELETE repos/org/app/issues/comments/99"), "dev.ahp-opa.gh.destructive")
+	denies(bash("gh api -X DELETE repos/org/app/git/refs/heads/main"), "dev.ahp-opa.gh.destructive")
+	denies(bash("gh api -X DELETE repos/org/app/labels/bug"), "dev.ahp-opa.gh.destructive")
+}
