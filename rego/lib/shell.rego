@@ -286,6 +286,16 @@ _destination(cmd, p) if {
 	p.arg == last
 }
 
+# The value of an output option names a file the command writes:
+# openssl req -keyout key.pem -out cert.pem, curl -o, sort -o, gcc -o.
+_destination(cmd, p) if {
+	p.arg > 0
+	cmd.args[p.arg - 1] in _output_options
+	not cmd.name in {"grep", "egrep", "fgrep", "zgrep", "rg", "unzip"} # -o is a flag there
+}
+
+_output_options := {"-o", "-out", "-keyout", "--out", "--output", "-output", "--output-file", "--outfile"}
+
 # words lists every argument of every command, and the bodies of here-
 # documents: text a rule may search when no structure fits (code passed
 # to python -c, for one).

@@ -39,6 +39,18 @@ test_writes_and_reads if {
 	{r.path.path | some r in shell.reads} == {"/r/a", "/r/c"} with input as inp
 }
 
+test_output_option_values_are_not_reads if {
+	inp := {"ahp": {"tool": {"family": "shell"}, "shell": {"commands": [
+		object.union(cmd("openssl", ["req", "-in", "a.csr", "-keyout", "k.pem", "-out", "c.pem"]), {"paths": [
+			object.union(p("/r/a.csr"), {"arg": 2}),
+			object.union(p("/r/k.pem"), {"arg": 4}),
+			object.union(p("/r/c.pem"), {"arg": 6}),
+		]}),
+		object.union(cmd("grep", ["-o", "x", "/r/f"]), {"paths": [object.union(p("/r/x"), {"arg": 1}), object.union(p("/r/f"), {"arg": 2})]}),
+	]}}}
+	{r.path.path | some r in shell.reads} == {"/r/a.csr", "/r/x", "/r/f"} with input as inp
+}
+
 test_decoders if {
 	shell.decoder(cmd("base64", ["-d"]))
 	shell.decoder(cmd("xxd", ["-r", "-p"]))

@@ -175,6 +175,13 @@ _rewrites_history if {
 	programs.git
 	some g in _git
 	g.sub in {"filter-branch", "filter-repo"}
+	not _asks_help(g.args)
+}
+
+# _asks_help holds for a command that only prints its usage.
+_asks_help(a) if {
+	some x in a
+	x in {"--help", "-h"}
 }
 
 _rewrites_history if programs["git-filter-repo"]

@@ -11,7 +11,8 @@ import input.ahp.shell.programs
 #   variable delete, ssh-key/gpg-key delete, issue delete, run and cache
 #   delete, label delete, workflow disable, codespace delete, project
 #   delete, pr merge --admin (which bypasses branch protection), and
-#   gh api with the DELETE method.
+#   gh api with the DELETE method (taking a label, assignee or review
+#   request off an issue or pull request excepted).
 # custom:
 #   severity: high
 #   code: dev.ahp-opa.gh.destructive
@@ -70,4 +71,12 @@ _gh_destructive(ops, a) if {
 	ops[0] == "api"
 	some m in args.option_values(a, "-X", "--method")
 	upper(m) == "DELETE"
+	not _gh_reversible_delete(ops)
+}
+
+# Taking a label, an assignee or a review request off an issue or pull
+# request is undone by putting it back: bots do it all day.
+_gh_reversible_delete(ops) if {
+	some op in array.slice(ops, 1, count(ops))
+	regex.match(`^/?repos/.+/(issues|pulls)/[^/]+/(labels(/[^/]+)?|assignees|requested_reviewers)$`, op)
 }

@@ -9,10 +9,10 @@ import data.ahp.lib.args
 #   terraform/tofu/terragrunt destroy and apply -destroy, pulumi destroy,
 #   cdk destroy, serverless remove, kubectl delete of namespaces or with
 #   --all / --all-namespaces, helm uninstall, docker/podman system prune,
-#   volume prune/rm and compose down -v, aws s3 rb / s3 rm --recursive /
-#   cloudformation delete-stack / terminate-instances, gcloud projects or
-#   clusters delete, az group delete, eksctl delete cluster, heroku and
-#   fly app destroy.
+#   image prune --all, volume prune/rm and compose down -v, aws s3 rb /
+#   s3 rm --recursive / cloudformation delete-stack / terminate-instances,
+#   gcloud projects or clusters delete, az group delete, eksctl delete
+#   cluster, heroku and fly app destroy.
 # custom:
 #   severity: critical
 #   code: dev.ahp-opa.infra.teardown
@@ -90,16 +90,21 @@ _tears_down("docker", a) if {
 	some i, op in ops
 	op in {"system", "volume", "image", "container", "builder", "network"}
 	ops[i + 1] in {"prune", "rm", "remove"}
-	_docker_data(op, ops[i + 1])
+	_docker_data(op, ops[i + 1], a)
 }
 
-_docker_data("system", "prune")
+_docker_data("system", "prune", _)
 
-_docker_data("volume", _)
+_docker_data("volume", _, _)
 
-_docker_data("builder", "prune")
+_docker_data("builder", "prune", _)
 
-_docker_data("image", "prune")
+# image prune alone removes only dangling (untagged) layers; with --all it
+# removes every image no container uses, local builds included.
+_docker_data("image", "prune", a) if {
+	some o in args.options(a)
+	regex.match(`^(-[a-zA-Z]*a[a-zA-Z]*|--all)$`, o)
+}
 
 _tears_down("docker", a) if _compose_down_volumes(a)
 

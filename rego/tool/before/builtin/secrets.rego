@@ -220,6 +220,7 @@ violation contains {
 	name in {"env", "printenv", "export", "declare", "typeset", "set", "ps", "echo", "printf"}
 	some i in ixs
 	_dumps_env(input.ahp.shell.commands[i].name, input.ahp.shell.commands[i])
+	not _feeds_login(i)
 }
 
 _secret_name := `(?i)(secret|token|passw(or)?d|passwd|api_?key|private_?key|access_?key|credential|auth|session|cookie|_key$|^key$|_pat$|dsn$)`
@@ -267,7 +268,7 @@ _dumps_env("ps", cmd) if {
 _dumps_env(name, cmd) if {
 	name in {"echo", "printf"}
 	some a in cmd.args
-	some m in regex.find_all_string_submatch_n(`\$\{?([A-Za-z_][A-Za-z0-9_]*)`, a, -1)
+	some m in regex.find_all_string_submatch_n(`\$\{?([A-Za-z_][A-Za-z0-9_]*)`, _printed(a), -1)
 	regex.match(_secret_name, m[1])
 }
 
@@ -355,4 +356,41 @@ _writes_text(i) if {
 	f.command == j
 	f.arg >= 0
 	not f.placeholder
+}
+
+# _printed is the text echo prints of an argument, less its command
+# substitutions: "set=$([ -n "$NPM_TOKEN" ] && echo yes)" prints yes or
+# nothing, never the token. The commands inside are analysed on their own.
+_printed(a) := regex.replace(a, "\\$\\((?:[^()]|\\([^()]*\\))*\\)|`[^`]*`", "")
+
+# _feeds_login holds when the output of command i goes straight into a
+# login that reads a secret on stdin, the way registries and CLIs document
+# it (echo "$CR_PAT" | docker login ghcr.io -u me --password-stdin): the
+# value reaches the program, not the agent.
+_feeds_login(i) if {
+	some j, cmd in input.ahp.shell.commands
+	_feeds_directly(i, j)
+	cmd.name in {"docker", "podman", "buildah", "skopeo", "helm", "oras", "crane", "nerdctl", "regctl", "cosign"}
+	"login" in cmd.args
+	"--password-stdin" in cmd.args
+}
+
+_feeds_login(i) if {
+	some j, cmd in input.ahp.shell.commands
+	_feeds_directly(i, j)
+	cmd.name == "gh"
+	array.slice(cmd.args, 0, 2) == ["auth", "login"]
+	"--with-token" in cmd.args
+}
+
+# _feeds_directly holds when command i's output reaches command j with no
+# command between them (inputs are transitive: echo | tee | docker).
+_feeds_directly(i, j) if {
+	i in input.ahp.shell.commands[j].inputs
+	not _feeds_through(i, j)
+}
+
+_feeds_through(i, j) if {
+	some k in input.ahp.shell.commands[j].inputs
+	i in input.ahp.shell.commands[k].inputs
 }
