@@ -50,6 +50,19 @@ violation contains {
 	cmd := input.ahp.shell.commands[i]
 	_mkfs(cmd.name)
 	count(args.operands(cmd.args)) > 0
+	_mkfs_target_device(cmd)
+}
+
+# mkfs formats a device, or a file it cannot tell: a path under /dev, or
+# one only known at run time ($DEV). An image file (./disk.img) is a file.
+_mkfs_target_device(cmd) if {
+	some p in cmd.paths
+	paths.within(p.path, "/dev")
+}
+
+_mkfs_target_device(cmd) if {
+	some p in cmd.paths
+	p.dynamic
 }
 
 _mkfs(name) if name in {"mkfs", "mke2fs", "mkswap", "newfs", "mkdosfs", "mkntfs"}

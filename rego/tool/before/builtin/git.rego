@@ -2,6 +2,7 @@ package ahp.tool.before.builtin
 
 import data.ahp.lib.args
 import data.ahp.lib.config
+import data.ahp.lib.paths
 import input.ahp.shell.programs
 
 # _git holds {"command": index, "sub": name, "args": rest, "global": options
@@ -219,8 +220,10 @@ _rewrites_history if {
 # title: Skipping git hooks
 # description: |
 #   Denies skipping the repository's hooks: --no-verify on commit, push,
-#   merge, rebase, am, cherry-pick and revert, git commit -n, setting
-#   core.hooksPath (git -c core.hooksPath=… or git config core.hooksPath),
+#   merge, rebase, am, cherry-pick and revert, git commit -n, pointing
+#   core.hooksPath (git -c core.hooksPath=… or git config core.hooksPath)
+#   at nothing, /dev/null or a directory outside the workspace (a project
+#   folder such as husky's .husky/_ keeps hooks running),
 #   and HUSKY=0 / HUSKY_SKIP_HOOKS / SKIP= in front of a git command.
 # custom:
 #   severity: medium
@@ -252,15 +255,37 @@ _skips_hooks if {
 	some g in _git
 	some i, o in g.global
 	o == "-c"
-	regex.match(`(?i)^core\.hookspath=`, g.global[i + 1])
+	[key, value] := split(g.global[i + 1], "=")
+	lower(key) == "core.hookspath"
+	_no_hooks_dir(value)
 }
 
 _skips_hooks if {
 	some g in _git
 	g.sub == "config"
-	some a in g.args
+	some k, a in g.args
 	lower(a) == "core.hookspath"
 	not _config_read(g.args)
+	_no_hooks_dir(_value_after(g.args, k))
+}
+
+_value_after(a, k) := a[k + 1]
+
+_value_after(a, k) := "" if count(a) == k + 1
+
+# A hooks directory that turns the hooks off: none, /dev/null, or one
+# outside the workspace. A project folder (.husky/_, .githooks) is how
+# husky and similar tools install hooks, and keeps them running.
+_no_hooks_dir(dir) if dir in {"", "/dev/null", "NUL", "nul"}
+
+_no_hooks_dir(dir) if {
+	regex.match(`^(/|~|\$)`, dir)
+	not _in_workspace_dir(dir)
+}
+
+_in_workspace_dir(dir) if {
+	some root in input.ahp.workspace.roots
+	paths.within(dir, root)
 }
 
 _skips_hooks if {

@@ -159,6 +159,9 @@ test_no_verify_denied if {
 		"git merge --no-verify feature",
 		"git -c core.hooksPath=/dev/null commit -m x",
 		"git config core.hooksPath /dev/null",
+		"git config core.hooksPath ''",
+		"git config --global core.hooksPath /tmp/nohooks",
+		"git -c core.hooksPath=~/empty commit -m x",
 		"HUSKY=0 git commit -m x",
 		"SKIP=lint git commit -m x",
 	] {
@@ -184,6 +187,9 @@ test_no_verify_lookalikes_allowed if {
 		"git log -n 5",
 		"git push -n origin main",
 		"HUSKY=1 git commit -m x",
+		"git config core.hooksPath .husky/_",
+		"git config core.hooksPath .githooks",
+		"git -c core.hooksPath=/home/dev/repo/.githooks commit -m x",
 	] {
 		lookalike_allowed(bash(c), "dev.ahp-opa.git.no-verify")
 	}

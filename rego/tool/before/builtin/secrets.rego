@@ -203,8 +203,11 @@ _prints_token(name, cmd) if {
 # description: |
 #   Denies printing the whole environment, where API keys and tokens live:
 #   env and printenv with no operand, export -p, declare -x/-p, set with no
-#   argument, ps e; printenv of a secret-looking variable; and echo or
-#   printf of one ($AWS_SECRET_ACCESS_KEY, $GITHUB_TOKEN, $DB_PASSWORD).
+#   argument, ps e; printenv of a secret variable; and echo or printf of
+#   one ($AWS_SECRET_ACCESS_KEY, $GITHUB_TOKEN, $DB_PASSWORD). Variables
+#   named only key, session or *_ID/_FILE/_URL are not secrets, and a dump
+#   piped straight into a filter that keeps only names or a count
+#   (set | cut -d= -f1, env | wc -l) is allowed.
 # custom:
 #   severity: high
 #   code: dev.ahp-opa.secrets.env-dump
@@ -220,9 +223,18 @@ violation contains {
 	name in {"env", "printenv", "export", "declare", "typeset", "set", "ps", "echo", "printf"}
 	some i in ixs
 	_dumps_env(input.ahp.shell.commands[i].name, input.ahp.shell.commands[i])
+	not _names_only(i)
 }
 
-_secret_name := `(?i)(secret|token|passw(or)?d|passwd|api_?key|private_?key|access_?key|credential|auth|session|cookie|_key$|^key$|_pat$|dsn$)`
+# A variable name that holds a secret: the words secret, token, password,
+# credential, cookie, API/private/access key, or a key of a known service
+# (OPENAI_API_KEY, STRIPE_KEY). A bare "key" or "session" is not one: loop
+# variables and cache keys are named so. Names of files, URLs and ids that
+# belong to a secret (KEY_FILE, AUTH_URL, SESSION_ID) are not secrets either.
+_secret_var(name) if {
+	regex.match(`(?i)(secret|token|passw(or)?d|passwd|pwd$|api_?key|private_?key|access_?key|credential|cookie|_pat$|^pat$|dsn$|^(aws|gh|github|gitlab|npm|openai|anthropic|stripe|slack|sentry|twilio|sendgrid|mailgun|azure|gcp|google|hf|huggingface|deploy|signing|master|encryption|license)_([a-z0-9]+_)*key$)`, name)
+	not regex.match(`(?i)_(file|path|dir|url|uri|name|id|host|port|user|username|expiry|expires|ttl|type|enabled|header|version|length|env|endpoint|region)$`, name)
+}
 
 _dumps_env("env", cmd) if {
 	count(cmd.args) == 0
@@ -242,7 +254,7 @@ _dumps_env("printenv", cmd) if {
 
 _dumps_env("printenv", cmd) if {
 	some a in args.operands(cmd.args)
-	regex.match(_secret_name, a)
+	_secret_var(a)
 }
 
 _dumps_env(name, cmd) if {
@@ -268,7 +280,44 @@ _dumps_env(name, cmd) if {
 	name in {"echo", "printf"}
 	some a in cmd.args
 	some m in regex.find_all_string_submatch_n(`\$\{?([A-Za-z_][A-Za-z0-9_]*)`, a, -1)
-	regex.match(_secret_name, m[1])
+	_secret_var(m[1])
+}
+
+# _names_only holds when the dump of command i goes straight into a filter
+# that keeps only the variable names or a count: set | cut -d= -f1,
+# env | awk -F= '{print $1}', env | sed 's/=.*//', env | wc -l, env | grep -q X.
+_names_only(i) if {
+	some j, cmd in input.ahp.shell.commands
+	i in cmd.inputs
+	_name_filter(cmd.name, cmd.args)
+}
+
+_name_filter("cut", a) if {
+	some d in args.option_values(a, "-d", "--delimiter")
+	d == "="
+	some f in args.option_values(a, "-f", "--fields")
+	f == "1"
+}
+
+_name_filter(name, a) if {
+	name in {"awk", "gawk", "mawk"}
+	"=" in args.option_values(a, "-F", "")
+	some p in a
+	regex.match(`print\s+\$1\b`, p)
+	not regex.match(`\$(0|[2-9])|print\s*(;|\}|$)`, p)
+}
+
+_name_filter(name, a) if {
+	name in {"sed", "gsed"}
+	some p in a
+	regex.match(`^s([/|#,:])=\.\*[/|#,:]{2}g?$`, p)
+}
+
+_name_filter("wc", _)
+
+_name_filter("grep", a) if {
+	some o in args.options(a)
+	regex.match(`^(-[a-zA-Z]*[qc][a-zA-Z]*|--quiet|--silent|--count)$`, o)
 }
 
 # METADATA

@@ -200,6 +200,9 @@ test_env_dump_evasions_denied if {
 	denies(bash(`bash -c 'printenv'`), "dev.ahp-opa.secrets.env-dump")
 	denies(bash("printf '%s' \"$DB_PASSWORD\""), "dev.ahp-opa.secrets.env-dump")
 	denies(codex(["env"]), "dev.ahp-opa.secrets.env-dump")
+	denies(bash("set | grep -i token"), "dev.ahp-opa.secrets.env-dump")
+	denies(bash("env | awk -F= '{print $1, $2}'"), "dev.ahp-opa.secrets.env-dump")
+	denies(bash(`echo "$STRIPE_LIVE_KEY"`), "dev.ahp-opa.secrets.env-dump")
 }
 
 test_env_dump_lookalikes_allowed if {
@@ -213,6 +216,15 @@ test_env_dump_lookalikes_allowed if {
 		"ps aux",
 		`test -n "$GITHUB_TOKEN" && echo set`,
 		"echo $PATH",
+		`echo "id=$session_id" >> "$GITHUB_OUTPUT"`,
+		`echo "$key"`,
+		`for key in a b; do echo "$key"; done`,
+		`echo "cache-key=$CACHE_KEY" >> $GITHUB_OUTPUT`,
+		`echo "$KEY_FILE $AUTH_URL $SSH_PUBLIC_KEY_PATH"`,
+		`set | awk -F= '$1 ~ "^NVM_" {print $1}'`,
+		"env | cut -d= -f1",
+		"env | wc -l",
+		"printenv | sed 's/=.*//'",
 	] {
 		lookalike_allowed(bash(c), "dev.ahp-opa.secrets.env-dump")
 	}
