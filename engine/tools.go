@@ -247,8 +247,8 @@ var classMembers = map[string][]string{
 		"npm", "pnpm", "bun", "yarn", "npx", "bunx", "pipx", "uvx", "twine",
 		"python", "python3", "python2", "pypy3", "poetry", "flit", "hatch", "uv", "pdm",
 		"deno", "jsr", "vsce", "ovsx", "rye", "cargo", "gem", "mvn", "mvnw",
-		"gradle", "gradlew", "dotnet", "nuget", "docker", "podman", "nerdctl", "buildah", "helm",
-		"goreleaser", "gh", "pod",
+		"gradle", "gradlew", "dotnet", "nuget", "helm",
+		"goreleaser", "pod", "changeset", "release-it", "semantic-release", "lerna", "np",
 	},
 }
 

@@ -41,19 +41,23 @@ test_force_push_lookalikes_allowed if {
 	every c in [
 		"git push",
 		"git push --force-with-lease",
-		"git push --force-with-lease=main:abc123 origin main",
+		"git push --force-with-lease=feature:abc123 origin feature",
 		"git push --force-with-lease --force-if-includes origin feature",
 		"git push -u origin feature-f",
-		"git push --follow-tags origin main",
+		"git push --follow-tags origin feature",
 		"git fetch -f origin",
 		"git checkout -f main",
-		"git add -f dist/ && git push origin main",
+		"git add -f dist/ && git push origin feature",
 		`git commit -m "never git push --force" && git push`,
 		`echo "git push -f"`,
-		"git push -o ci.skip origin main",
+		"git push -o ci.skip origin feature",
 	] {
 		lookalike_allowed(bash(c), "dev.ahp-opa.git.force-push")
 	}
+
+	# Plain pushes to main are the push-protected rule's.
+	not denies(bash("git push --force-with-lease=main:abc123 origin main"), "dev.ahp-opa.git.force-push")
+	not denies(bash("git push -o ci.skip origin main"), "dev.ahp-opa.git.force-push")
 }
 
 test_force_push_protected_branches if {
