@@ -70,17 +70,62 @@ _target(refspec) := t if {
 	t := trim_prefix(parts[count(parts) - 1], "refs/heads/")
 }
 
-# git accepts abbreviated long options, but every abbreviation of --force
-# is ambiguous with --force-with-lease, so only the exact spelling counts.
-_forced(a) if "--force" in args.options(a)
+# git accepts abbreviated long options. Abbreviations of --force are
+# ambiguous with --force-with-lease, and git refuses them, but an agent that
+# types --forc means to force: they count, as do --mi(rror).
+_forced(a) if {
+	some o in args.options(a)
+	count(o) >= 5
+	startswith("--force", o)
+}
 
-_forced(a) if "--mirror" in args.options(a)
+_forced(a) if args.has_long_flag(a, "--mirror", 4)
 
 _forced(a) if "f" in args.short_flags(a, {"o"})
 
 _protected(target) if target in {"", "HEAD", "--all"}
 
 _protected(target) if config.protected_branch(target)
+
+# METADATA
+# title: Deleting remote branches
+# description: |
+#   Denies git push that deletes branches or tags on the remote: an empty
+#   source (git push origin :main), --delete / -d (and abbreviations such
+#   as --del), and --prune, when a deleted branch is protected (by default
+#   every branch, protected_branches: ["*"]).
+# custom:
+#   severity: high
+#   code: dev.ahp-opa.git.push-delete
+violation contains {
+	"reason": concat(" ", [
+		"Blocked deleting a branch or tag on the remote with git push; others may still need it, and the remote keeps no reflog.",
+		"Leave remote branches in place, or ask the user to delete them (e.g. after the pull request is merged).",
+	]),
+	"code": "dev.ahp-opa.git.push-delete",
+	"trigger": concat(" ", ["git push --delete", target]),
+} if {
+	programs.git
+	some g in _git
+	g.sub == "push"
+	some target in _deleted_refs(g.args)
+	_protected(target)
+}
+
+_deleted_refs(a) := {_target(r) |
+	some r in array.slice(args.operands(a), 1, 1000)
+	startswith(r, ":")
+	r != ":"
+} | {_target(r) |
+	_push_deletes(a)
+	some r in array.slice(args.operands(a), 1, 1000)
+} | {"--prune" |
+	args.has_long_flag(a, "--prune", 4)
+}
+
+_push_deletes(a) if args.has_long_flag(a, "--delete", 4)
+
+_push_deletes(a) if "d" in args.short_flags(a, {"o"})
 
 # METADATA
 # title: Discarding uncommitted work

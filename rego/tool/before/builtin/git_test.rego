@@ -198,3 +198,44 @@ test_no_verify_lookalikes_allowed if {
 		lookalike_allowed(bash(c), "dev.ahp-opa.git.no-verify")
 	}
 }
+
+# Abbreviated and destructive push spellings.
+
+test_force_push_abbreviations_denied if {
+	every c in [
+		"git push --forc origin main",
+		"git push --for origin main",
+		"git push --mir backup",
+		"git push -f https://github.com/org/app.git HEAD:main",
+	] {
+		denies(bash(c), "dev.ahp-opa.git.force-push")
+	}
+}
+
+# dev.ahp-opa.git.push-delete
+
+test_push_delete_denied if {
+	every c in [
+		"git push origin :main",
+		"git push origin :refs/heads/production",
+		"git push origin --delete release",
+		"git push origin --del main",
+		"git push -d origin main",
+		"git push --prune origin refs/heads/*:refs/heads/*",
+	] {
+		denied_only(bash(c), "dev.ahp-opa.git.push-delete")
+	}
+}
+
+test_push_delete_lookalikes_allowed if {
+	every c in [
+		"git push origin feature/x",
+		"git push origin HEAD:feature/x",
+		"git branch -d feature/x",
+		"git fetch --prune",
+		"git remote prune origin",
+	] {
+		lookalike_allowed(bash(c), "dev.ahp-opa.git.push-delete")
+	}
+	codes_with(bash("git push origin --delete feature/x"), {"protected_branches": ["main"]}) == set()
+}

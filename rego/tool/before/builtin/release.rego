@@ -32,6 +32,7 @@ violation contains {
 	some g in _git
 	g.sub == "push"
 	not _forced(g.args)
+	not _push_deletes(g.args)
 	not _push_dry_run(g.args)
 	some target in _push_protected_targets(g.args)
 }
