@@ -99,8 +99,13 @@ violation contains {
 		"Mount only the project directory (-v \"$PWD\":/src) and drop the host options.",
 	]),
 	"code": "dev.ahp-opa.privilege.container-host",
-	"trigger": concat(" ", [cmd.name, what]),
+	"trigger": trigger,
 } if {
+	input.ahp.tool.family == "shell"
+	some trigger in _container_host
+}
+
+_container_host contains concat(" ", [cmd.name, what]) if {
 	input.ahp.shell.classes.infra
 	some i in input.ahp.shell.classes.infra
 	cmd := input.ahp.shell.commands[i]
@@ -109,14 +114,8 @@ violation contains {
 	some what in _host_access(cmd.args)
 }
 
-violation contains {
-	"reason": concat(" ", [
-		"Blocked a container with access to the host (privileged mode, host namespaces, a mount of / or a home directory, or the Docker socket); it is root on this machine.",
-		"Mount only the project directory (-v \"$PWD\":/src) and drop the host options.",
-	]),
-	"code": "dev.ahp-opa.privilege.container-host",
-	"trigger": "nsenter --target 1",
-} if {
+# nsenter into process 1 enters the host's namespaces.
+_container_host contains "nsenter --target 1" if {
 	programs.nsenter
 	some i in programs.nsenter
 	cmd := input.ahp.shell.commands[i]

@@ -58,3 +58,12 @@ test_container_host_lookalikes_allowed if {
 		lookalike_allowed(bash(c), "dev.ahp-opa.privilege.container-host")
 	}
 }
+
+test_escalation_evasions_denied if {
+	denies(codex(["sudo", "usermod", "-aG", "docker", "dev"]), "dev.ahp-opa.privilege.capability-or-group")
+	denies(bash(`bash -c "gpasswd --add dev wheel"`), "dev.ahp-opa.privilege.capability-or-group")
+	denies(mcp("shell", "run_command", {"command": "setcap cap_sys_admin+ep ./x"}), "dev.ahp-opa.privilege.capability-or-group")
+	denies(codex(["docker", "run", "--privileged", "img"]), "dev.ahp-opa.privilege.container-host")
+	denies(bash("sudo podman run -v /:/mnt --rm -it alpine sh"), "dev.ahp-opa.privilege.container-host")
+	denies(gemini("docker run --pid host --rm alpine kill 1"), "dev.ahp-opa.privilege.container-host")
+}

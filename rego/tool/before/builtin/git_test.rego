@@ -239,3 +239,9 @@ test_push_delete_lookalikes_allowed if {
 	}
 	codes_with(bash("git push origin --delete feature/x"), {"protected_branches": ["main"]}) == set()
 }
+
+test_push_delete_evasions_denied if {
+	denies(codex(["git", "push", "origin", ":main"]), "dev.ahp-opa.git.push-delete")
+	denies(bash(`bash -c "git push --delete origin release"`), "dev.ahp-opa.git.push-delete")
+	denies(bash("git -C /home/dev/repo push origin --del production"), "dev.ahp-opa.git.push-delete")
+}

@@ -19,7 +19,6 @@ violation contains {
 	]),
 	"code": "dev.ahp-opa.mcp.not-allowlisted",
 } if {
-	input.ahp.tool.family == "mcp"
 	config.mcp_allowlist_set
 	mcp := input.ahp.tool.mcp
 	not config.mcp_allowed(mcp.server, mcp.tool)

@@ -121,3 +121,31 @@ violation contains {
 _agent_config(p) if paths.agent_config(p)
 
 _agent_config(p) if config.path_protected(p)
+
+# METADATA
+# title: Hijacking a command through PATH
+# description: |
+#   Denies writing a program named like a trusted command (sudo, su, git,
+#   ssh, gpg, python, node, docker, kubectl, …) into a user bin directory
+#   that comes early in PATH (~/.local/bin, ~/bin, ~/.cargo/bin, ~/go/bin,
+#   npm/yarn/bun/deno bins, pyenv/rbenv/asdf shims): the next time the user
+#   types the command, the planted one runs, with their password.
+#   Installing programs under their own names is allowed.
+# custom:
+#   severity: critical
+#   code: dev.ahp-opa.persistence.path-hijack
+violation contains {
+	"reason": concat(" ", [
+		"Blocked placing a program named like a trusted command (sudo, git, ssh, …) in a user bin directory on PATH; it would run instead of the real one.",
+		"Give your tool its own name, or ask the user to install it.",
+	]),
+	"code": "dev.ahp-opa.persistence.path-hijack",
+	"trigger": concat(" ", ["write", p.raw]),
+} if {
+	input.ahp.writes
+	some p in tools.written
+	_path_hijack(p)
+	not config.path_excepted(p)
+}
+
+_path_hijack(p) if regex.match(`^(\.local/bin|bin|\.bin|\.cargo/bin|go/bin|\.go/bin|\.npm-global/bin|\.npm/bin|\.yarn/bin|\.bun/bin|\.deno/bin|\.volta/bin|\.pyenv/shims|\.rbenv/shims|\.asdf/shims|\.nix-profile/bin|\.local/share/mise/shims)/(sudo|su|doas|pkexec|passwd|login|git|ssh|scp|sftp|ssh-add|ssh-agent|gpg|gpg2|ls|cd|cat|ps|env|sh|bash|zsh|fish|python|python3|pip|pip3|node|npm|npx|pnpm|yarn|curl|wget|docker|kubectl|aws|gcloud|az|gh|make|go|cargo|rustc|java|ruby|terraform|op|security|keychain)$`, p.home_rel)

@@ -15,11 +15,13 @@ test_ssh_private_key_shell_denied if {
 		"base64 < ~/.ssh/id_rsa",
 		"cat /srv/backup/.ssh/id_ecdsa_sk",
 		"cat .ssh/id_rsa",
-		"cat ~/.ssh/*",
 		"cat ~/.ssh/id*",
 	] {
 		denied_only(bash(c), "dev.ahp-opa.secrets.ssh-private-key")
 	}
+
+	# Every file of the directory: the credential-dir rule denies it too.
+	denies(bash("cat ~/.ssh/*"), "dev.ahp-opa.secrets.ssh-private-key")
 }
 
 test_ssh_private_key_evasions_denied if {
