@@ -178,8 +178,10 @@ func Enrich(event map[string]any, opts InputOptions) ast.Object {
 	if fam == FamilyShell {
 		var workdir string
 		cmd, workdir = shellSource(toolName, input)
-		if workdir != "" {
-			// The command runs there: relative paths and $PWD start from it.
+		// The command runs in workdir: relative paths and $PWD start from
+		// it. The native adapters already moved the session's cwd there, so
+		// a relative workdir of a native call is not applied twice.
+		if workdir != "" && (isAbs(slashes(workdir)) || origin != "native") {
 			if d := pc.resolve(workdir); isAbs(d.abs) && !d.dynamic {
 				pc.cwd, en.dir = d.abs, d.abs
 			}

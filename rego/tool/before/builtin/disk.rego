@@ -20,6 +20,7 @@ violation contains {
 		"Write to a regular file (of=./disk.img) instead, and leave device writes to the user.",
 	]),
 	"code": "dev.ahp-opa.disk.dd-block-device",
+	"trigger": concat(" ", ["dd", a]),
 } if {
 	programs.dd
 	some i in programs.dd
@@ -44,6 +45,7 @@ violation contains {
 		"Ask the user to format disks themselves.",
 	]),
 	"code": "dev.ahp-opa.disk.mkfs",
+	"trigger": _command_trigger(cmd),
 } if {
 	input.ahp.shell.classes.mkfs
 	some i in input.ahp.shell.classes.mkfs

@@ -23,6 +23,7 @@ violation contains {
 		"Delete only the specific paths you need inside the workspace, for example `rm -rf ./build`.",
 	]),
 	"code": "dev.ahp-opa.fs.rm-recursive-critical",
+	"trigger": _path_trigger(p),
 } if {
 	input.ahp.tool.family == "shell"
 	some p in _deleted_recursively
@@ -46,6 +47,7 @@ violation contains {
 		"Delete only inside the project directory; if this path must go, ask the user to delete it.",
 	]),
 	"code": "dev.ahp-opa.fs.rm-recursive-outside-workspace",
+	"trigger": concat(" ", [_path_trigger(p), "(outside the workspace)"]),
 } if {
 	input.ahp.tool.family == "shell"
 	some p in _deleted_recursively
@@ -154,7 +156,7 @@ violation contains {
 		"Delete only generated directories (build, dist, node_modules), and ask the user before removing a repository.",
 	]),
 	"code": "dev.ahp-opa.fs.delete-workspace",
-	"trigger": _delete_trigger(p),
+	"trigger": _path_trigger(p),
 } if {
 	input.ahp.tool.family == "shell"
 	some p in _deleted_wholly
@@ -192,8 +194,6 @@ _workspace_or_repository(p) if {
 	input.ahp.workspace.cwd in input.ahp.workspace.roots
 }
 
-_delete_trigger(p) := concat(" ", ["rm -r", p.raw])
-
 # METADATA
 # title: Writing system files
 # description: |
@@ -210,6 +210,7 @@ violation contains {
 		"Keep changes inside the workspace, and ask the user to make system changes themselves.",
 	]),
 	"code": "dev.ahp-opa.fs.write-system",
+	"trigger": _path_trigger(p),
 } if {
 	input.ahp.writes
 	some p in _written

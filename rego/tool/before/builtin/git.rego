@@ -41,6 +41,7 @@ violation contains {
 		"Use `git push --force-with-lease` instead, or push without forcing.",
 	]),
 	"code": "dev.ahp-opa.git.force-push",
+	"trigger": concat(" ", ["git push --force", target]),
 } if {
 	programs.git
 	some g in _git
@@ -143,6 +144,7 @@ violation contains {
 		"Use `git stash push` to set changes aside, or discard specific files after asking the user.",
 	]),
 	"code": "dev.ahp-opa.git.discard-work",
+	"trigger": concat(" ", array.concat(["git", g.sub], array.slice(g.args, 0, 3))),
 } if {
 	programs.git
 	some g in _git

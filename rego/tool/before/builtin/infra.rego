@@ -22,6 +22,7 @@ violation contains {
 		"Show the plan (e.g. `terraform plan -destroy`, `kubectl get ns`) and ask the user to run the teardown.",
 	]),
 	"code": "dev.ahp-opa.infra.teardown",
+	"trigger": _command_trigger(cmd),
 } if {
 	input.ahp.shell.classes.infra
 	some i in input.ahp.shell.classes.infra

@@ -27,6 +27,7 @@ violation contains {
 	"code": "dev.ahp-opa.secrets.credential-dir",
 	"trigger": concat(" ", [_reader, p.raw]),
 } if {
+	input.ahp.sensitive
 	some p in tools.read
 	_credential_dir(p.path)
 	not endswith(p.path, ".pub")

@@ -22,18 +22,19 @@ violation contains {
 		"Ask the user to add SSH keys themselves.",
 	]),
 	"code": "dev.ahp-opa.persistence.authorized-keys",
+	"trigger": trigger,
 } if {
-	_authorizes_key
+	some trigger in _authorizes_key
 }
 
-_authorizes_key if {
+_authorizes_key contains _path_trigger(p) if {
 	input.ahp.writes
 	some p in tools.written
 	paths.authorized_keys(p)
 	not config.path_excepted(p)
 }
 
-_authorizes_key if programs["ssh-copy-id"]
+_authorizes_key contains "ssh-copy-id" if programs["ssh-copy-id"]
 
 # METADATA
 # title: Changing shell startup files or scheduled jobs
@@ -51,18 +52,19 @@ violation contains {
 		"Set variables for a single command instead (FOO=1 cmd) or in the project's own files, and ask the user to change their startup files.",
 	]),
 	"code": "dev.ahp-opa.persistence.startup-files",
+	"trigger": trigger,
 } if {
-	_persists
+	some trigger in _persists
 }
 
-_persists if {
+_persists contains _path_trigger(p) if {
 	input.ahp.writes
 	some p in tools.written
 	paths.startup_file(p)
 	not config.path_excepted(p)
 }
 
-_persists if {
+_persists contains "crontab" if {
 	programs.crontab
 	some i in programs.crontab
 	not _crontab_read(input.ahp.shell.commands[i])
@@ -88,6 +90,7 @@ violation contains {
 		"Propose the hook to the user as a file in the repository (e.g. scripts/pre-commit) and let them install it.",
 	]),
 	"code": "dev.ahp-opa.git.hooks-write",
+	"trigger": _path_trigger(p),
 } if {
 	input.ahp.writes
 	some p in tools.written
@@ -112,6 +115,7 @@ violation contains {
 		"Describe the change you need and ask the user to make it.",
 	]),
 	"code": "dev.ahp-opa.agent.config-write",
+	"trigger": _path_trigger(p),
 } if {
 	input.ahp.writes
 	some p in tools.written

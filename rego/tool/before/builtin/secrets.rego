@@ -26,11 +26,12 @@ violation contains {
 		"Use the matching .pub file if you need the public key, or ask the user to configure access.",
 	]),
 	"code": "dev.ahp-opa.secrets.ssh-private-key",
+	"trigger": trigger,
 } if {
-	_ssh_key_access
+	some trigger in _ssh_key_access
 }
 
-_ssh_key_access if {
+_ssh_key_access contains _path_trigger(p) if {
 	input.ahp.sensitive
 	some p in tools.read
 	paths.ssh_private_key(p)
@@ -39,7 +40,7 @@ _ssh_key_access if {
 
 # Code and options that name a key: python3 -c "open('~/.ssh/id_rsa')",
 # curl -F f=@/home/u/.ssh/id_ed25519.
-_ssh_key_access if {
+_ssh_key_access contains concat(" ", [cmd.name, "with code naming a private key"]) if {
 	input.ahp.shell.mentions[".ssh"]
 	some i in input.ahp.shell.mentions[".ssh"]
 	cmd := input.ahp.shell.commands[i]
@@ -50,7 +51,7 @@ _ssh_key_access if {
 	not regex.match(`(^|[^A-Za-z0-9_.-])\.ssh[/\\]+id_[^/\\\s'"]*\.pub([\s'"]|$)`, a)
 }
 
-_ssh_key_access if {
+_ssh_key_access contains concat(" ", [input.ahp.shell.commands[i].name, p.raw]) if {
 	input.ahp.tool.family == "shell"
 	some name, ixs in programs
 	name in {"cp", "rsync", "scp", "tar", "zip", "7z", "rclone"}
@@ -77,6 +78,7 @@ violation contains {
 		"Read .env.example for the variable names, or ask the user for the values you need.",
 	]),
 	"code": "dev.ahp-opa.secrets.env-file",
+	"trigger": _path_trigger(p),
 } if {
 	input.ahp.sensitive
 	some p in tools.read
@@ -104,11 +106,12 @@ violation contains {
 		"Use the tool that needs the credential directly (it reads it itself), or ask the user.",
 	]),
 	"code": "dev.ahp-opa.secrets.credential-file",
+	"trigger": trigger,
 } if {
-	_credential_access
+	some trigger in _credential_access
 }
 
-_credential_access if {
+_credential_access contains _path_trigger(p) if {
 	input.ahp.sensitive
 	some p in tools.read
 	paths.credential_file(p)
@@ -116,7 +119,7 @@ _credential_access if {
 	not config.path_excepted(p)
 }
 
-_credential_access if {
+_credential_access contains concat(" ", [cmd.name, "with code naming stored credentials"]) if {
 	input.ahp.shell.mentions
 	some word in ["environ", "credentials"]
 	some i in input.ahp.shell.mentions[word]
@@ -127,7 +130,7 @@ _credential_access if {
 	regex.match(`/proc/(self|[0-9]+|\$\$|\*)/environ|(^|[^A-Za-z0-9_.-])\.aws/credentials`, a)
 }
 
-_credential_access if {
+_credential_access contains _command_trigger(input.ahp.shell.commands[i]) if {
 	input.ahp.tool.family == "shell"
 	some name, ixs in programs
 	name in {"gh", "gcloud", "aws", "az", "security", "kubectl", "oc", "git", "npm", "pnpm", "yarn"}
@@ -135,7 +138,7 @@ _credential_access if {
 	_prints_token(input.ahp.shell.commands[i].name, input.ahp.shell.commands[i])
 }
 
-_credential_access if {
+_credential_access contains concat(" ", ["metadata endpoint", u.host]) if {
 	some u in tools.urls
 	u.host in {"169.254.169.254", "metadata.google.internal", "metadata", "100.100.100.200", "[fd00:ec2::254]", "fd00:ec2::254"}
 }
@@ -217,6 +220,7 @@ violation contains {
 		"Check a single non-secret variable (e.g. `printenv PATH`), or test that a secret is set without printing it: `test -n \"$TOKEN\" && echo set`.",
 	]),
 	"code": "dev.ahp-opa.secrets.env-dump",
+	"trigger": trigger,
 } if {
 	input.ahp.tool.family == "shell"
 	some name, ixs in programs
@@ -224,6 +228,7 @@ violation contains {
 	some i in ixs
 	_dumps_env(input.ahp.shell.commands[i].name, input.ahp.shell.commands[i])
 	not _names_only(i)
+	trigger := input.ahp.shell.commands[i].name
 }
 
 # A variable name that holds a secret: the words secret, token, password,
@@ -337,8 +342,9 @@ violation contains {
 		"Read the secret from an environment variable or a secret manager instead, and keep the value in a git-ignored .env file.",
 	]),
 	"code": "dev.ahp-opa.secrets.write-secret",
+	"trigger": trigger,
 } if {
-	_writes_secret
+	some trigger in _writes_secret
 }
 
 # ahp-opa scans the text a call writes for the shapes of secrets before
@@ -347,14 +353,14 @@ violation contains {
 # or command with redirect or arg; offset, length, line), never the secret
 # itself. Stand-ins such as …EXAMPLE or ghp_xxxx… carry placeholder: true.
 
-_writes_secret if {
+_writes_secret contains _call_trigger if {
 	input.ahp.secrets
 	input.ahp.tool.family == "file_write"
 	_live_secret_in_content
 	not _env_target
 }
 
-_writes_secret if {
+_writes_secret contains _call_trigger if {
 	input.ahp.secrets
 	input.ahp.tool.family == "file_edit"
 	_live_secret_in_content
@@ -379,7 +385,7 @@ _env_target if {
 	paths.env_file(p)
 }
 
-_writes_secret if {
+_writes_secret contains concat(" ", ["write", w.path.raw]) if {
 	input.ahp.secrets
 	input.ahp.writes
 	input.ahp.tool.family == "shell"
