@@ -98,9 +98,6 @@ _docker_data("system", "prune")
 
 _docker_data("volume", _)
 
-_docker_data("builder", "prune")
-
-_docker_data("image", "prune")
 
 _tears_down("docker", a) if _compose_down_volumes(a)
 

@@ -49,6 +49,8 @@ test_teardown_lookalikes_allowed if {
 		"docker compose down",
 		"aws s3 ls s3://bucket",
 		"helm list",
+		"docker image prune -f",
+		"docker builder prune -af",
 	] {
 		lookalike_allowed(bash(c), "dev.ahp-opa.infra.teardown")
 	}

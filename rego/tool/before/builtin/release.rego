@@ -146,6 +146,7 @@ violation contains {
 	some i in programs.gh
 	cmd := input.ahp.shell.commands[i]
 	cmd.name == "gh"
+	not _rc_help(cmd.args)
 	ops := _gh_operands(cmd.args)
 	ops[0] == "release"
 	verb := ops[1]
@@ -172,6 +173,7 @@ violation contains {
 	some i in programs.gh
 	cmd := input.ahp.shell.commands[i]
 	cmd.name == "gh"
+	not _rc_help(cmd.args)
 	array.slice(_gh_operands(cmd.args), 0, 2) == ["pr", "merge"]
 }
 
@@ -195,6 +197,7 @@ violation contains {
 	some i in programs.gh
 	cmd := input.ahp.shell.commands[i]
 	cmd.name == "gh"
+	not _rc_help(cmd.args)
 	array.slice(_gh_operands(cmd.args), 0, 2) in {["workflow", "run"], ["run", "rerun"]}
 }
 

@@ -81,7 +81,7 @@ test_gh_release_acts_lookalikes_allowed if {
 	every c in ["gh release list", "gh release view v1", "gh release download v1"] {
 		lookalike_allowed(bash(c), "dev.ahp-opa.gh.release")
 	}
-	every c in ["gh pr view 42", "gh pr checks 42", "gh pr create --fill", "gh pr diff 42"] {
+	every c in ["gh pr view 42", "gh pr checks 42", "gh pr create --fill", "gh pr diff 42", "gh pr merge --help"] {
 		lookalike_allowed(bash(c), "dev.ahp-opa.gh.pr-merge")
 	}
 	every c in ["gh workflow list", "gh workflow view ci.yml", "gh run view 1 --log", "gh run list"] {

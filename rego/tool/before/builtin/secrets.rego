@@ -237,8 +237,8 @@ violation contains {
 # variables and cache keys are named so. Names of files, URLs and ids that
 # belong to a secret (KEY_FILE, AUTH_URL, SESSION_ID) are not secrets either.
 _secret_var(name) if {
-	regex.match(`(?i)(secret|token|passw(or)?d|passwd|pwd$|api_?key|private_?key|access_?key|credential|cookie|_pat$|^pat$|dsn$|^(aws|gh|github|gitlab|npm|openai|anthropic|stripe|slack|sentry|twilio|sendgrid|mailgun|azure|gcp|google|hf|huggingface|deploy|signing|master|encryption|license)_([a-z0-9]+_)*key$)`, name)
-	not regex.match(`(?i)_(file|path|dir|url|uri|name|id|host|port|user|username|expiry|expires|ttl|type|enabled|header|version|length|env|endpoint|region)$`, name)
+	regex.match(`(?i)((^|_)secrets?($|_)|(^|_)tokens?($|_)|secret_?key|client_?secret|[a-z]token$|passw(or)?d|passwd|_pwd$|api_?key|private_?key|access_?key|credentials?($|_)|cookie|_pat$|^pat$|dsn$|^(aws|gh|github|gitlab|npm|openai|anthropic|stripe|slack|sentry|twilio|sendgrid|mailgun|azure|gcp|google|hf|huggingface|deploy|signing|master|encryption|license)_([a-z0-9]+_)*key$)`, name)
+	not regex.match(`(?i)_(file|path|dir|url|uri|name|id|host|port|user|username|expiry|expires|ttl|type|enabled|header|version|length|env|endpoint|region|scopes?|count|limit|size|max|min|timeout|lifetime|prefix|format|mode|helper|store)$|^google_application_credentials$`, name)
 }
 
 _dumps_env("env", cmd) if {

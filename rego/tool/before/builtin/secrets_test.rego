@@ -227,6 +227,10 @@ test_env_dump_lookalikes_allowed if {
 		"env | cut -d= -f1",
 		"env | wc -l",
 		"printenv | sed 's/=.*//'",
+		`echo "$PWD" "$OLDPWD"`,
+		"echo $TOKENIZERS_PARALLELISM",
+		`echo "$GITHUB_TOKEN_SCOPES"`,
+		`echo "$GOOGLE_APPLICATION_CREDENTIALS"`,
 	] {
 		lookalike_allowed(bash(c), "dev.ahp-opa.secrets.env-dump")
 	}
