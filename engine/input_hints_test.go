@@ -41,6 +41,8 @@ func TestClassesMatchLibraryLists(t *testing.T) {
 		ClassInfra:       "{k | some k, _ in data.ahp.tool.before.builtin._infra_kind}",
 		ClassPublisher:   "{k | some k, _ in data.ahp.tool.before.builtin._publish_kind}",
 		ClassMkfs:        `{n | some n in ["mkfs", "mke2fs", "mkswap", "newfs", "mkdosfs", "mkntfs"]; data.ahp.tool.before.builtin._mkfs(n)}`,
+		ClassRelease:     "data.ahp.tool.before.builtin._release_programs",
+		ClassGrant:       "data.ahp.tool.before.builtin._granter",
 	} {
 		var lib []string
 		for _, x := range evalLib(t, s, rule, nil).([]any) {

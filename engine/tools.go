@@ -228,6 +228,8 @@ const (
 	ClassInfra       = "infra"
 	ClassPublisher   = "publisher"
 	ClassMkfs        = "mkfs" // also every mkfs.* and newfs_*
+	ClassRelease     = "release"
+	ClassGrant       = "grant"
 )
 
 var classMembers = map[string][]string{
@@ -263,6 +265,14 @@ var classMembers = map[string][]string{
 		"eksctl", "heroku", "fly", "flyctl", "doctl",
 	},
 	ClassMkfs: {"mkfs", "mke2fs", "mkswap", "newfs", "mkdosfs", "mkntfs"},
+	// Release, deploy, image and installer acts (release.rego, publish.rego).
+	ClassRelease: {
+		"vercel", "vc", "netlify", "mike", "npx", "pnpx", "bunx", "aws", "gsutil", "gcloud", "azcopy",
+		"conda", "mamba", "micromamba", "pipx", "pnpm", "volta", "rustup-init", "rustup-init.sh", "opam",
+		"docker", "podman", "nerdctl", "buildah", "crane", "skopeo", "ko", "regctl", "oras",
+	},
+	// Capabilities, groups and host namespaces (escalation.rego).
+	ClassGrant: {"setcap", "usermod", "gpasswd", "adduser", "addgroup", "dseditgroup", "useradd", "nsenter"},
 	ClassPublisher: {
 		"npm", "pnpm", "bun", "yarn", "npx", "bunx", "pipx", "uvx", "twine",
 		"python", "python3", "python2", "pypy3", "poetry", "flit", "hatch", "uv", "pdm",
@@ -276,6 +286,7 @@ var classMembers = map[string][]string{
 var ClassNames = []string{
 	ClassShell, ClassInterpreter, ClassDownloader, ClassNetwork,
 	ClassEscalator, ClassDBClient, ClassInfra, ClassPublisher, ClassMkfs,
+	ClassRelease, ClassGrant,
 }
 
 // ClassMembers returns the programs of a class.

@@ -1,7 +1,6 @@
 package ahp.tool.before.builtin
 
 import data.ahp.lib.args
-import input.ahp.shell.programs
 
 # METADATA
 # title: Granting capabilities or privileged groups
@@ -22,15 +21,15 @@ violation contains {
 	"code": "dev.ahp-opa.privilege.capability-or-group",
 	"trigger": concat(" ", [cmd.name, what]),
 } if {
-	some name, ixs in programs
-	_granter[name]
-	some i in ixs
+	input.ahp.shell.classes.grant
+	some i in input.ahp.shell.classes.grant
 	cmd := input.ahp.shell.commands[i]
-	cmd.name == name
-	some what in _grants(name, cmd.args)
+	_granter[cmd.name]
+	some what in _grants(cmd.name, cmd.args)
 }
 
-_granter := {"setcap", "usermod", "gpasswd", "adduser", "addgroup", "dseditgroup", "useradd"}
+# The class grant of input.ahp.shell.classes (engine/tools.go).
+_granter := {"setcap", "usermod", "gpasswd", "adduser", "addgroup", "dseditgroup", "useradd", "nsenter"}
 
 _privileged_groups := {"sudo", "wheel", "admin", "adm", "root", "docker", "lxd", "lxc", "libvirt", "disk", "shadow", "sudoers"}
 
@@ -116,8 +115,8 @@ _container_host contains concat(" ", [cmd.name, what]) if {
 
 # nsenter into process 1 enters the host's namespaces.
 _container_host contains "nsenter --target 1" if {
-	programs.nsenter
-	some i in programs.nsenter
+	input.ahp.shell.classes.grant
+	some i in input.ahp.shell.classes.grant
 	cmd := input.ahp.shell.commands[i]
 	cmd.name == "nsenter"
 	some v in args.option_values(cmd.args, "-t", "--target")
@@ -129,30 +128,69 @@ _container_start(a) if {
 	op in {"run", "create", "exec"}
 }
 
-_host_access(a) := {o |
-	some o in args.options(a)
-	regex.match(`^--privileged(=true)?$`, o)
-} | {concat("=", [o, "host"]) |
-	some o in {"--pid", "--ipc", "--userns", "--uts", "--cgroupns"}
-	"host" in args.option_values(a, "", o)
-} | {concat("=", ["--cap-add", c]) |
-	some c in args.option_values(a, "", "--cap-add")
-	upper(trim_prefix(upper(c), "CAP_")) in {"ALL", "SYS_ADMIN", "SYS_PTRACE", "SYS_MODULE", "DAC_READ_SEARCH", "SYS_RAWIO"}
-} | {concat(" ", ["--security-opt", s]) |
-	some s in args.option_values(a, "", "--security-opt")
+# _host_access lists the options of a container command line that give
+# it the host, in one pass over the arguments: each option is told by its
+# first characters before anything costlier runs.
+_host_access(a) := {t |
+	some k, o in a
+	startswith(o, "-")
+	t := _host_option(o, _next_arg(a, k))
+}
+
+_next_arg(a, k) := a[k + 1]
+
+_next_arg(a, k) := "" if k + 1 >= count(a)
+
+_host_option(o, _) := o if regex.match(`^--privileged(=true)?$`, o)
+
+_host_option(o, next) := concat("=", [name, "host"]) if {
+	some name in {"--pid", "--ipc", "--userns", "--uts", "--cgroupns"}
+	startswith(o, name)
+	_option_value(o, name, next) == "host"
+}
+
+_host_option(o, next) := concat("=", ["--cap-add", c]) if {
+	startswith(o, "--cap-add")
+	c := _option_value(o, "--cap-add", next)
+	trim_prefix(upper(c), "CAP_") in {"ALL", "SYS_ADMIN", "SYS_PTRACE", "SYS_MODULE", "DAC_READ_SEARCH", "SYS_RAWIO"}
+}
+
+_host_option(o, next) := concat(" ", ["--security-opt", s]) if {
+	startswith(o, "--security-opt")
+	s := _option_value(o, "--security-opt", next)
 	regex.match(`^(apparmor[=:]unconfined|seccomp[=:]unconfined|label[=:]disable)$`, s)
-} | {concat(" ", ["--device", d]) |
-	some d in args.option_values(a, "", "--device")
+}
+
+_host_option(o, next) := concat(" ", ["--device", d]) if {
+	startswith(o, "--device")
+	d := _option_value(o, "--device", next)
 	regex.match(`^/dev/(sd|nvme|hd|vd|xvd|mem|kmem|port|disk)`, d)
-} | {concat(" ", ["-v", v]) |
-	some v in args.option_values(a, "-v", "--volume")
+}
+
+_host_option(o, next) := concat(" ", ["-v", v]) if {
+	o in {"-v", "--volume"}
+	v := next
 	_host_mount(split(v, ":")[0], v)
-} | {concat(" ", ["--mount", m]) |
-	some m in args.option_values(a, "", "--mount")
+}
+
+_host_option(o, _) := concat(" ", ["-v", v]) if {
+	startswith(o, "--volume=")
+	v := substring(o, 9, -1)
+	_host_mount(split(v, ":")[0], v)
+}
+
+_host_option(o, next) := concat(" ", ["--mount", m]) if {
+	startswith(o, "--mount")
+	m := _option_value(o, "--mount", next)
 	some kv in split(m, ",")
 	regex.match(`^(source|src)=`, kv)
-	_host_mount(regex.replace(kv, `^[^=]*=`, ""), m)
+	_host_mount(substring(kv, indexof(kv, "=") + 1, -1), m)
 }
+
+# _option_value is the value of --name=value, or of --name value.
+_option_value(o, name, _) := substring(o, count(name) + 1, -1) if startswith(o, concat("", [name, "="]))
+
+_option_value(o, name, next) := next if o == name
 
 # Host paths that hand the container the machine or the user's files.
 _host_mount(src, _) if {

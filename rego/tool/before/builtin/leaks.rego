@@ -113,16 +113,19 @@ violation contains {
 	"code": "dev.ahp-opa.exfil.secret-in-url",
 	"trigger": concat("", ["a URL to ", u.host, " with a ", u.credential]),
 } if {
-	some u in _fetched_urls
-	u.credential
+	some u in _credential_urls
 	not config.local_host(u.host)
 	not config.host_excepted(u.host)
 }
 
-_fetched_urls contains u if some u in input.ahp.tool.urls
+_credential_urls contains u if {
+	some u in input.ahp.tool.urls
+	u.credential
+}
 
-_fetched_urls contains u if {
+_credential_urls contains u if {
 	input.ahp.shell.classes.downloader
 	some i in input.ahp.shell.classes.downloader
 	some u in input.ahp.shell.commands[i].urls
+	u.credential
 }

@@ -20,6 +20,7 @@ violation contains {
 	"code": "dev.ahp-opa.mcp.not-allowlisted",
 	"trigger": trigger,
 } if {
+	input.ahp.tool.mcp
 	config.mcp_allowlist_set
 	mcp := input.ahp.tool.mcp
 	not config.mcp_allowed(mcp.server, mcp.tool)

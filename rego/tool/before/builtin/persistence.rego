@@ -152,4 +152,14 @@ violation contains {
 	not config.path_excepted(p)
 }
 
-_path_hijack(p) if regex.match(`^(\.local/bin|bin|\.bin|\.cargo/bin|go/bin|\.go/bin|\.npm-global/bin|\.npm/bin|\.yarn/bin|\.bun/bin|\.deno/bin|\.volta/bin|\.pyenv/shims|\.rbenv/shims|\.asdf/shims|\.nix-profile/bin|\.local/share/mise/shims)/(sudo|su|doas|pkexec|passwd|login|git|ssh|scp|sftp|ssh-add|ssh-agent|gpg|gpg2|ls|cd|cat|ps|env|sh|bash|zsh|fish|python|python3|pip|pip3|node|npm|npx|pnpm|yarn|curl|wget|docker|kubectl|aws|gcloud|az|gh|make|go|cargo|rustc|java|ruby|terraform|op|security|keychain)$`, p.home_rel)
+_path_hijack(p) if {
+	_bin_dir(p.home_rel)
+	_path_hijack_name(p)
+}
+
+# Cheap first test: the path is in some bin or shims directory of a home.
+_bin_dir(rel) if contains(rel, "bin/")
+
+_bin_dir(rel) if contains(rel, "shims/")
+
+_path_hijack_name(p) if regex.match(`^(\.local/bin|bin|\.bin|\.cargo/bin|go/bin|\.go/bin|\.npm-global/bin|\.npm/bin|\.yarn/bin|\.bun/bin|\.deno/bin|\.volta/bin|\.pyenv/shims|\.rbenv/shims|\.asdf/shims|\.nix-profile/bin|\.local/share/mise/shims)/(sudo|su|doas|pkexec|passwd|login|git|ssh|scp|sftp|ssh-add|ssh-agent|gpg|gpg2|ls|cd|cat|ps|env|sh|bash|zsh|fish|python|python3|pip|pip3|node|npm|npx|pnpm|yarn|curl|wget|docker|kubectl|aws|gcloud|az|gh|make|go|cargo|rustc|java|ruby|terraform|op|security|keychain)$`, p.home_rel)

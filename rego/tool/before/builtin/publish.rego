@@ -1,7 +1,6 @@
 package ahp.tool.before.builtin
 
 import data.ahp.lib.args
-import input.ahp.shell.programs
 
 # METADATA
 # title: Publishing packages and images
@@ -55,12 +54,11 @@ violation contains {
 	"code": "dev.ahp-opa.publish.image",
 	"trigger": concat(" ", array.concat([cmd.name], array.slice(args.operands(cmd.args), 0, 2))),
 } if {
-	some name, ixs in programs
-	_image_pusher[name]
-	some i in ixs
+	input.ahp.shell.classes.release
+	some i in input.ahp.shell.classes.release
 	cmd := input.ahp.shell.commands[i]
-	cmd.name == name
-	_pushes_image(name, cmd.args)
+	_image_pusher[cmd.name]
+	_pushes_image(cmd.name, cmd.args)
 	not _dry_run_publish(cmd.args)
 	not _rc_help(cmd.args)
 }

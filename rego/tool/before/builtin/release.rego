@@ -216,13 +216,13 @@ violation contains {
 		"Deploy a preview (without --prod / --push) and ask the user to promote it.",
 	]),
 	"code": "dev.ahp-opa.deploy.site",
-	"trigger": concat(" ", [name, flag]),
+	"trigger": concat(" ", [cmd.name, flag]),
 } if {
-	some name, ixs in programs
-	_site_deployer[name]
-	some i in ixs
+	input.ahp.shell.classes.release
+	some i in input.ahp.shell.classes.release
 	cmd := input.ahp.shell.commands[i]
-	some flag in _site_deploy_via(name, cmd.args)
+	_site_deployer[cmd.name]
+	some flag in _site_deploy_via(cmd.name, cmd.args)
 }
 
 _site_deploy_via(name, a) := _site_deploy(name, a) if not name in {"npx", "pnpx", "bunx"}
@@ -267,12 +267,11 @@ violation contains {
 	"code": "dev.ahp-opa.deploy.cloud-storage",
 	"trigger": concat(" ", [cmd.name, verb, target]),
 } if {
-	some name, ixs in programs
-	name in {"aws", "gsutil", "gcloud", "azcopy"}
-	some i in ixs
+	input.ahp.shell.classes.release
+	some i in input.ahp.shell.classes.release
 	cmd := input.ahp.shell.commands[i]
-	cmd.name == name
-	[verb, target] := _bucket_write(name, args.operands(cmd.args))
+	cmd.name in {"aws", "gsutil", "gcloud", "azcopy"}
+	[verb, target] := _bucket_write(cmd.name, args.operands(cmd.args))
 }
 
 _bucket_write("aws", ops) := [concat(" ", ["s3", ops[i + 1]]), _last(ops)] if {
@@ -399,15 +398,30 @@ violation contains {
 	"code": "dev.ahp-opa.persistence.installer-rc",
 	"trigger": concat(" ", [cmd.name, _first_operand(cmd.args)]),
 } if {
-	some name, ixs in programs
-	_rc_installer[name]
-	some i in ixs
-	cmd := input.ahp.shell.commands[i]
-	cmd.name == name
-	_rewrites_rc(name, cmd.args)
+	some cmd in _rc_installers
+	_rewrites_rc(cmd.name, cmd.args)
 }
 
-_rc_installer := {"conda", "mamba", "micromamba", "pipx", "pnpm", "volta", "rustup-init", "rustup-init.sh", "opam", "sh", "bash"}
+_rc_installers contains cmd if {
+	input.ahp.shell.classes.release
+	some i in input.ahp.shell.classes.release
+	cmd := input.ahp.shell.commands[i]
+	_rc_installer[cmd.name]
+}
+
+# sh rustup-init.sh: the installer run as a script.
+_rc_installers contains cmd if {
+	input.ahp.shell.classes.shell
+	some i in input.ahp.shell.classes.shell
+	cmd := input.ahp.shell.commands[i]
+	cmd.name in {"sh", "bash"}
+}
+
+_rc_installer := {"conda", "mamba", "micromamba", "pipx", "pnpm", "volta", "rustup-init", "rustup-init.sh", "opam"}
+
+# Programs of the release, deploy and installer rules (the class release
+# of input.ahp.shell.classes; engine/tools.go lists the same).
+_release_programs := ((_site_deployer | {"aws", "gsutil", "gcloud", "azcopy"}) | _rc_installer) | _image_pusher
 
 _first_operand(a) := x if x := args.operands(a)[0]
 
