@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // TestToolShapes pins the tool-shape table: each shape reaches the family,
@@ -98,4 +99,30 @@ func TestURLCredential(t *testing.T) {
 			t.Errorf("%s: credential = %q, want %q", tt.url, got, tt.want)
 		}
 	}
+}
+
+// FuzzToolShapes: whatever shape a tool input has, the enrichment neither
+// panics nor loses the tool's name and family.
+func FuzzToolShapes(f *testing.F) {
+	for _, s := range []string{
+		`{"command": "rm -rf ~"}`, `{"cmd": ["ls"]}`, `{"action": {"command": ["ls"], "workdir": "/tmp"}}`,
+		`{"command": "rm", "args": ["-rf", 1]}`, `{"args": ["get", "pods"]}`, `{"command": ["kubectl", null]}`,
+		`{"path": "~/.ssh/id_rsa"}`, `{"target": "/etc/x", "content": "y"}`, `{"pattern": "~/.aws/**"}`,
+		`{"workdir": "$X", "command": "ls"}`, `{"url": "https://u:p@h/?k=AKIAQWERTYUIOPASDFGH"}`,
+	} {
+		for _, name := range []string{"mcp__s__run_command", "mcp__k__kubectl", "local_shell", "shell", "Glob", "put", "WebFetch"} {
+			f.Add(name, s)
+		}
+	}
+	f.Fuzz(func(t *testing.T, name, input string) {
+		var in map[string]any
+		if !utf8.ValidString(name) || json.Unmarshal([]byte(input), &in) != nil {
+			return // the helper's JSON round trip would change the name
+		}
+		ahp := enrich(t, toolEvent(map[string]any{"name": name, "input": in}))
+		tool := ahp["tool"].(map[string]any)
+		if tool["name"] != name || tool["family"] == "" {
+			t.Fatalf("tool = %v", tool)
+		}
+	})
 }
