@@ -278,7 +278,7 @@ var classMembers = map[string][]string{
 		"python", "python3", "python2", "pypy3", "poetry", "flit", "hatch", "uv", "pdm",
 		"deno", "jsr", "vsce", "ovsx", "rye", "cargo", "gem", "mvn", "mvnw",
 		"gradle", "gradlew", "dotnet", "nuget", "helm",
-		"goreleaser", "pod", "changeset", "release-it", "semantic-release", "lerna", "np",
+		"goreleaser", "pod", "changeset", "release-it", "semantic-release", "lerna", "np", "cloudsmith",
 	},
 }
 

@@ -38,14 +38,19 @@ _call_trigger := concat(", ", sort(object.keys(input.ahp.shell.programs))) if {
 	input.ahp.tool.urls[0].host
 } else := input.ahp.tool.name
 
-# _command_of(p) is the shell command a path object belongs to, as
+# _path_trigger(p) names the shell commands a path object belongs to, as
 # "name -options raw" (rm -rf /home/dev), or the tool's name and the path.
-_path_trigger(p) := t if {
+# Equal path objects of several commands (d=$(printf ~); rm -rf "$d") name
+# them all.
+_path_trigger(p) := concat(", ", ts) if {
 	input.ahp.tool.family == "shell"
-	some cmd in input.ahp.shell.commands
-	some q in object.get(cmd, "paths", [])
-	q == p
-	t := concat(" ", array.concat(array.concat([cmd.name], [o | some o in cmd.args; startswith(o, "-"); count(o) < 24]), [p.raw]))
+	ts := sort({t |
+		some cmd in input.ahp.shell.commands
+		some q in object.get(cmd, "paths", [])
+		q == p
+		t := concat(" ", array.concat(array.concat([cmd.name], [o | some o in cmd.args; startswith(o, "-"); count(o) < 24]), [p.raw]))
+	})
+	count(ts) > 0
 } else := concat(" ", [input.ahp.tool.name, p.raw])
 
 # _command_trigger(cmd) is a command's name and its first operands.

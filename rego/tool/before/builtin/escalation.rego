@@ -196,7 +196,12 @@ _option_value(o, name, next) := next if o == name
 _host_mount(src, _) if {
 	regex.match(`^(/|~|~/|\$\{?HOME\}?/?|/home/[^/]+/?|/Users/[^/]+/?|/root/?|/home/?|/Users/?|/(etc|proc|sys|boot|dev|usr|var|bin|sbin|lib)(/.*)?)$`, src)
 	not regex.match(`^/(var/)?run/docker\.sock$`, src)
+	not _harmless_host_file(src)
 }
+
+# Files containers commonly borrow from the host: the time zone and the
+# CA certificates.
+_harmless_host_file(src) if src in {"/etc/localtime", "/etc/timezone", "/etc/ssl/certs", "/etc/ssl/certs/ca-certificates.crt", "/etc/pki/ca-trust", "/usr/share/zoneinfo", "/etc/resolv.conf", "/etc/hosts"}
 
 # The Docker socket is root on the host; mounted into a container that
 # runs a shell or is interactive, the agent drives it.

@@ -52,6 +52,7 @@ test_container_host_lookalikes_allowed if {
 		"docker run -v ~/.aws:/root/.aws amazon/aws-cli s3 ls",
 		"docker run -d -v /var/run/docker.sock:/var/run/docker.sock containrrr/watchtower",
 		"docker run --network host img",
+		"docker run -v /etc/localtime:/etc/localtime:ro img",
 		"docker ps -a",
 		"nsenter --help",
 	] {

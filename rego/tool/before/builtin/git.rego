@@ -328,7 +328,11 @@ _no_hooks_dir(dir) if dir in {"", "/dev/null", "NUL", "nul"}
 _no_hooks_dir(dir) if {
 	regex.match(`^(/|~|\$)`, dir)
 	not _in_workspace_dir(dir)
+	not _workspace_relative(dir)
 }
+
+# "$(git rev-parse --show-toplevel)/.githooks", "$PWD/hooks": the project.
+_workspace_relative(dir) if regex.match(`^(\$\(git rev-parse --show-toplevel\)|\$\{?PWD\}?|\$\(pwd\))(/|$)`, dir)
 
 _in_workspace_dir(dir) if {
 	some root in input.ahp.workspace.roots

@@ -194,6 +194,7 @@ test_no_verify_lookalikes_allowed if {
 		"git config core.hooksPath .husky/_",
 		"git config core.hooksPath .githooks",
 		"git -c core.hooksPath=/home/dev/repo/.githooks commit -m x",
+		`git config core.hooksPath "$(git rev-parse --show-toplevel)/.githooks"`,
 	] {
 		lookalike_allowed(bash(c), "dev.ahp-opa.git.no-verify")
 	}

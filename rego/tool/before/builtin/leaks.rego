@@ -49,8 +49,10 @@ _reader := "a shell command" if input.ahp.tool.family == "shell"
 #   ($GITHUB_TOKEN, ${OPENAI_API_KEY}, $AWS_SECRET_ACCESS_KEY, …) in a
 #   header, body, form, user or URL to a host other than the well-known
 #   API hosts such tokens are meant for (api.github.com, api.openai.com,
-#   *.amazonaws.com, registry.npmjs.org, …), loopback and
-#   exceptions.hosts. A request whose host cannot be told is left alone.
+#   *.amazonaws.com, registry.npmjs.org, …), the service the variable is
+#   named for ($COVERITY_SCAN_TOKEN to scan.coverity.com, $SONAR_TOKEN to
+#   sonarcloud.io), loopback and exceptions.hosts. A request whose host
+#   cannot be told is left alone.
 # custom:
 #   severity: high
 #   code: dev.ahp-opa.exfil.env-secret
@@ -72,8 +74,23 @@ violation contains {
 	some u in cmd.urls
 	host := u.host
 	not _credential_home(host)
+	not _named_for(var, host)
 	not config.local_host(host)
 	not config.host_excepted(host)
+}
+
+# _named_for holds when a word of the variable's name is the name of the
+# host's domain (the label before the top-level domain): COVERITY_SCAN_TOKEN
+# and scan.coverity.com. A host that merely contains the word
+# (github.example.net) does not count.
+_named_for(var, host) if {
+	labels := split(host, ".")
+	count(labels) >= 2
+	domain := labels[count(labels) - 2]
+	some word in split(lower(var), "_")
+	count(word) >= 4
+	not word in {"token", "secret", "access", "auth", "password", "pass", "private", "api", "key", "keys", "scan", "bearer", "client", "user", "deploy", "upload", "publish", "release", "personal"}
+	startswith(domain, word)
 }
 
 # Hosts that take API tokens in the ordinary course of things.

@@ -131,7 +131,7 @@ _publish_kind := {
 	"gradle": "gradle", "gradlew": "gradle", "dotnet": "dotnet", "nuget": "nuget",
 	"helm": "chart", "goreleaser": "goreleaser", "pod": "pod",
 	"changeset": "changeset", "release-it": "release-tool", "semantic-release": "release-tool",
-	"lerna": "lerna", "np": "release-tool",
+	"lerna": "lerna", "np": "release-tool", "cloudsmith": "cloudsmith",
 }
 
 _dry_run_publish(a) if {
@@ -188,6 +188,8 @@ _publishes("chart", ops) if ops[0] == "push"
 _publishes("goreleaser", ops) if ops[0] in {"release", "publish"}
 
 _publishes("changeset", ops) if ops[0] == "publish"
+
+_publishes("cloudsmith", ops) if ops[0] in {"push", "upload"}
 
 _publishes("lerna", ops) if ops[0] == "publish"
 

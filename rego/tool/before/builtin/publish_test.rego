@@ -23,6 +23,7 @@ test_publish_denied if {
 		"npx release-it --ci",
 		"npx semantic-release",
 		"npx lerna publish from-package --yes",
+		"cloudsmith push deb org/repo/any-distro/any-version dist/app.deb",
 	] {
 		denies(bash(c), "dev.ahp-opa.publish.package")
 	}

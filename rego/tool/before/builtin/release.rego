@@ -288,16 +288,14 @@ _bucket_write("aws", ops) := ["s3 rm", ops[i + 2]] if {
 	startswith(ops[i + 2], "s3://")
 }
 
-_bucket_write("gsutil", ops) := [ops[i], _last(ops)] if {
-	some i, op in ops
-	op in {"cp", "rsync", "mv"}
+_bucket_write("gsutil", ops) := [ops[0], _last(ops)] if {
+	ops[0] in {"cp", "rsync", "mv"}
 	startswith(_last(ops), "gs://")
 }
 
-_bucket_write("gsutil", ops) := ["rm", ops[i + 1]] if {
-	some i, op in ops
-	op == "rm"
-	startswith(ops[i + 1], "gs://")
+_bucket_write("gsutil", ops) := ["rm", ops[1]] if {
+	ops[0] == "rm"
+	startswith(ops[1], "gs://")
 }
 
 _bucket_write("gcloud", ops) := [concat(" ", ["storage", ops[i + 1]]), _last(ops)] if {
