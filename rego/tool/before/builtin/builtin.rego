@@ -48,10 +48,23 @@ _path_trigger(p) := concat(", ", ts) if {
 		some cmd in input.ahp.shell.commands
 		some q in object.get(cmd, "paths", [])
 		q == p
-		t := concat(" ", array.concat(array.concat([cmd.name], [o | some o in cmd.args; startswith(o, "-"); count(o) < 24]), [p.raw]))
+		t := concat("", [_unwrapped_from(cmd), concat(" ", array.concat(array.concat([cmd.name], [o | some k, o in cmd.args; k < p.arg; startswith(o, "-"); count(o) < 24]), [p.raw]))])
+	} | {t |
+		some cmd in input.ahp.shell.commands
+		some r in object.get(cmd, "redirects", [])
+		r.path == p
+		t := concat("", [_unwrapped_from(cmd), concat(" ", [cmd.name, r.op, p.raw])])
 	})
 	count(ts) > 0
 } else := concat(" ", [input.ahp.tool.name, p.raw])
 
 # _command_trigger(cmd) is a command's name and its first operands.
-_command_trigger(cmd) := concat(" ", array.concat([cmd.name], array.slice([a | some a in cmd.args; not startswith(a, "-")], 0, 2)))
+_command_trigger(cmd) := concat("", [_unwrapped_from(cmd), concat(" ", array.concat(array.concat(object.get(cmd, "wrappers", []), [cmd.name]), array.slice([a | some a in cmd.args; not startswith(a, "-")], 0, 2)))])
+
+# _unwrapped_from(cmd) names the command a nested one was found in, for
+# the reviewer: "bash -c → rm -rf ~", "find -exec → rm -rf {}".
+_unwrapped_from(cmd) := concat("", [input.ahp.shell.commands[cmd.parent].name, object.get(_via_words, cmd.via, ""), " → "]) if {
+	cmd.parent >= 0
+} else := ""
+
+_via_words := {"shell": " -c", "find-exec": " -exec", "command-substitution": " $(…)", "process-substitution": " <(…)", "eval": "", "trap": "", "alias": ""}

@@ -20,7 +20,7 @@ violation contains {
 		"Run it without privileges, or ask the user to run the privileged step themselves.",
 	]),
 	"code": "dev.ahp-opa.privilege.sudo",
-	"trigger": concat(" ", array.concat(object.get(input.ahp.shell.commands[i], "wrappers", []), [_command_trigger(input.ahp.shell.commands[i])])),
+	"trigger": _command_trigger(input.ahp.shell.commands[i]),
 } if {
 	input.ahp.shell.classes.escalator
 	some i in input.ahp.shell.classes.escalator
