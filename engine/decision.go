@@ -6,6 +6,7 @@ import (
 
 	"github.com/open-policy-agent/opa/v1/ast"
 
+	"github.com/ahp-opa/ahp-opa/redact"
 	"github.com/ahp-opa/ahp-opa/transport"
 )
 
@@ -80,7 +81,9 @@ func newMatch(pkg string, v ast.Value) Match {
 		}
 		m.Reason = fmt.Sprintf("Blocked by policy %s.", pkg)
 	}
-	m.Reason = truncate(m.Reason, MaxReasonBytes)
+	// Reasons name what triggered a rule; a secret in it is masked
+	// before the reason reaches the agent, a log or an audit record.
+	m.Reason = truncate(redact.Default().String(m.Reason), MaxReasonBytes)
 	return m
 }
 

@@ -161,17 +161,40 @@ func Enrich(event map[string]any, opts InputOptions) ast.Object {
 	en := &enricher{pc: pc, dir: pc.cwd}
 	fam := family(name, kind, origin)
 
-	toolItems := [][2]*ast.Term{{keyName, ast.StringTerm(name)}, {keyFamily, ast.StringTerm(fam)}}
+	var mcpItem *ast.Term
+	toolName := strings.ToLower(name)
 	if fam == FamilyMCP {
 		server, t := mcpTool(name, tool)
-		toolItems = append(toolItems, [2]*ast.Term{keyMCP, ast.ObjectTerm(
+		mcpItem = ast.ObjectTerm(
 			[2]*ast.Term{keyServer, ast.StringTerm(server)},
 			[2]*ast.Term{keyTool, ast.StringTerm(t)},
-		)})
+		)
+		toolName = strings.ToLower(t)
+	}
+	// A tool that acts as a shell or file tool gets that family (engine/tools.go, "Tool shapes").
+	if f := actingFamily(fam, name, toolName, input); f != "" {
+		fam = f
+	}
+	var cmd any
+	if fam == FamilyShell {
+		var workdir string
+		cmd, workdir = shellSource(toolName, input)
+		// The command runs in workdir: relative paths and $PWD start from
+		// it. The native adapters already moved the session's cwd there, so
+		// a relative workdir of a native call is not applied twice.
+		if workdir != "" && (isAbs(slashes(workdir)) || origin != "native") {
+			if d := pc.resolve(workdir); isAbs(d.abs) && !d.dynamic {
+				pc.cwd, en.dir = d.abs, d.abs
+			}
+		}
+	}
+	toolItems := [][2]*ast.Term{{keyName, ast.StringTerm(name)}, {keyFamily, ast.StringTerm(fam)}}
+	if mcpItem != nil {
+		toolItems = append(toolItems, [2]*ast.Term{keyMCP, mcpItem})
 	}
 	switch fam {
 	case FamilyFileRead, FamilyFileWrite, FamilyFileEdit, FamilySearch, FamilyMCP, FamilyOther:
-		if keys, paths := toolPaths(input); len(paths) > 0 {
+		if keys, paths := toolPaths(toolName, input); len(paths) > 0 {
 			terms := make([]*ast.Term, 0, len(paths))
 			for i, p := range paths {
 				if t := en.path(p, keyKey, ast.StringTerm(keys[i])); t != nil {
@@ -192,7 +215,7 @@ func Enrich(event map[string]any, opts InputOptions) ast.Object {
 		{keyWorkspace, en.workspace()},
 	}
 	if fam == FamilyShell {
-		if sh := en.shell(input, opts.Limits); sh != nil {
+		if sh := en.shell(cmd, opts.Limits); sh != nil {
 			items = append(items, [2]*ast.Term{keyShell, sh})
 		}
 	}
@@ -282,13 +305,10 @@ func (en *enricher) path(raw string, extraKey, extraValue *ast.Term) *ast.Term {
 	return ast.ObjectTerm(items...)
 }
 
-// shell analyses the command of a shell tool.
-func (en *enricher) shell(input map[string]any, lim shell.Limits) *ast.Term {
-	raw, ok := input["command"]
-	if !ok {
-		raw, ok = input["cmd"]
-	}
-	if !ok {
+// shell analyses the command of a shell tool: a string or an argv array
+// (see shellSource).
+func (en *enricher) shell(raw any, lim shell.Limits) *ast.Term {
+	if raw == nil {
 		return nil
 	}
 	if lim == (shell.Limits{}) {
@@ -641,6 +661,9 @@ func urlTerm(u *url.URL, raw string, extraKey, extraValue *ast.Term) *ast.Term {
 		{keyHost, ast.StringTerm(strings.ToLower(strings.TrimSuffix(u.Hostname(), ".")))},
 		{keyPort, ast.StringTerm(u.Port())},
 		{keyPath, ast.StringTerm(u.Path)},
+	}
+	if kind := urlCredential(u, raw); kind != "" {
+		items = append(items, [2]*ast.Term{keyCredential, ast.StringTerm(kind)})
 	}
 	if extraKey != nil {
 		items = append(items, [2]*ast.Term{extraKey, extraValue})

@@ -41,6 +41,8 @@ func TestClassesMatchLibraryLists(t *testing.T) {
 		ClassInfra:       "{k | some k, _ in data.ahp.tool.before.builtin._infra_kind}",
 		ClassPublisher:   "{k | some k, _ in data.ahp.tool.before.builtin._publish_kind}",
 		ClassMkfs:        `{n | some n in ["mkfs", "mke2fs", "mkswap", "newfs", "mkdosfs", "mkntfs"]; data.ahp.tool.before.builtin._mkfs(n)}`,
+		ClassRelease:     "data.ahp.tool.before.builtin._release_programs",
+		ClassGrant:       "data.ahp.tool.before.builtin._granter",
 	} {
 		var lib []string
 		for _, x := range evalLib(t, s, rule, nil).([]any) {
@@ -74,6 +76,8 @@ func TestHintsCoverThePredicates(t *testing.T) {
 		"/run/secrets/db", "/var/run/secrets/kubernetes.io/token", "/etc/pki/tls/private/x",
 		"server.key", "cert.PEM", "ca.pem", "a.p12", "b.pfx", "c.ppk", "d.jks", "e.keystore", "f.p8",
 		"id_rsa", "backup/id_ed25519_sk", "~/.bash_history", "/Users/u/.zsh_history", "C:/Users/u/.netrc",
+		"~/.aws", "~/.ssh/", "/root/.ssh", "/home/alice/.kube/*", "/Users/u/.gnupg", "/etc/ssl/private",
+		"~/.config/gcloud", "/home/bob/.docker", "~/.aws/**",
 		"main.go", "/home/dev/repo/src/app.ts", "./...", "/tmp/x", "~/repo/README.md",
 	}
 	secret := 0
@@ -85,7 +89,8 @@ func TestHintsCoverThePredicates(t *testing.T) {
 		}
 		n := toString(evalLib(t, s, `sum([count([p | some p in input.ahp.tool.paths; data.ahp.lib.paths.ssh_private_key(p)]),
 			count([p | some p in input.ahp.tool.paths; data.ahp.lib.paths.env_file(p)]),
-			count([p | some p in input.ahp.tool.paths; data.ahp.lib.paths.credential_file(p)])])`, in))
+			count([p | some p in input.ahp.tool.paths; data.ahp.lib.paths.credential_file(p)]),
+			count([p | some p in input.ahp.tool.paths; data.ahp.tool.before.builtin._credential_dir(p.path)])])`, in))
 		hint := evalLib(t, s, "input.ahp.sensitive", in)
 		if n != "0" {
 			secret++

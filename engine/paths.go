@@ -213,6 +213,9 @@ func (pi *pathInfo) sensitive() bool {
 	if pi.inHome && (strings.HasPrefix(pi.homeRel, ".") || strings.HasPrefix(pi.homeRel, "_netrc")) {
 		return true
 	}
+	if otherHomeDotEntry(p) {
+		return true
+	}
 	for _, dir := range []string{"/proc/", "/etc/", "/var/run/", "/run/"} {
 		if strings.HasPrefix(p, dir) {
 			return true
@@ -225,4 +228,20 @@ func (pi *pathInfo) sensitive() bool {
 		}
 	}
 	return false
+}
+
+// otherHomeDotEntry reports whether p is a dot entry of any home directory
+// (/root/.ssh, /home/alice/.aws/…), where credential directories live.
+func otherHomeDotEntry(p string) bool {
+	var rest string
+	switch {
+	case strings.HasPrefix(p, "/root/"):
+		rest = p[len("/root/"):]
+	case strings.HasPrefix(p, "/home/"), strings.HasPrefix(p, "/Users/"):
+		_, after, _ := strings.Cut(p[1:], "/")
+		_, rest, _ = strings.Cut(after, "/")
+	default:
+		return false
+	}
+	return strings.HasPrefix(rest, ".")
 }

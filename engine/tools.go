@@ -1,8 +1,13 @@
 package engine
 
 import (
+	"net/url"
 	"slices"
 	"strings"
+
+	"github.com/open-policy-agent/opa/v1/ast"
+
+	"github.com/ahp-opa/ahp-opa/secretscan"
 )
 
 // Tool families: one rule written against a family covers every harness.
@@ -39,6 +44,7 @@ var toolFamilies = map[string]string{
 	"run_in_terminal":   FamilyShell, // Copilot
 	"run_terminal_cmd":  FamilyShell, // Cursor
 	"execute_command":   FamilyShell, // Cline
+	"run_command":       FamilyShell,
 	"powershell":        FamilyShell,
 	// file_read
 	"read":            FamilyFileRead, // Claude Code, opencode
@@ -134,14 +140,22 @@ func mcpTool(name string, tool map[string]any) (server, toolName string) {
 }
 
 // pathKeys are the input fields that name a file, in the harnesses known.
-var pathKeys = []string{"file_path", "path", "filePath", "absolute_path", "filename", "notebook_path", "target_file", "dir_path", "directory"}
+var pathKeys = []string{"file_path", "path", "filePath", "absolute_path", "filename", "notebook_path", "target_file", "dir_path", "directory", "target", "source", "destination"}
+
+// globTools take a path pattern (Glob's pattern: "~/.aws/**").
+var globTools = map[string]bool{"glob": true}
 
 // pathListKeys are the input fields that hold lists of files.
 var pathListKeys = []string{"paths", "file_paths", "files"}
 
 // toolPaths returns the paths a file or search tool names, with the input
-// key each came from.
-func toolPaths(input map[string]any) (keys, paths []string) {
+// key each came from; tool is the lower-cased tool name.
+func toolPaths(tool string, input map[string]any) (keys, paths []string) {
+	if globTools[tool] {
+		if s, ok := input["pattern"].(string); ok && isPathPattern(s) {
+			keys, paths = append(keys, "pattern"), append(paths, s)
+		}
+	}
 	for _, k := range pathKeys {
 		if s, ok := input[k].(string); ok && s != "" {
 			keys, paths = append(keys, k), append(paths, s)
@@ -173,6 +187,12 @@ func toolPaths(input map[string]any) (keys, paths []string) {
 		}
 	}
 	return keys, paths
+}
+
+// isPathPattern reports whether a glob names a place of its own (~/…, /…)
+// rather than files under the tool's path.
+func isPathPattern(s string) bool {
+	return strings.HasPrefix(s, "~") || strings.HasPrefix(s, "/") || strings.HasPrefix(s, "$HOME")
 }
 
 // patchPaths lists the files a Codex apply_patch envelope touches.
@@ -208,6 +228,8 @@ const (
 	ClassInfra       = "infra"
 	ClassPublisher   = "publisher"
 	ClassMkfs        = "mkfs" // also every mkfs.* and newfs_*
+	ClassRelease     = "release"
+	ClassGrant       = "grant"
 )
 
 var classMembers = map[string][]string{
@@ -243,12 +265,20 @@ var classMembers = map[string][]string{
 		"eksctl", "heroku", "fly", "flyctl", "doctl",
 	},
 	ClassMkfs: {"mkfs", "mke2fs", "mkswap", "newfs", "mkdosfs", "mkntfs"},
+	// Release, deploy, image and installer acts (release.rego, publish.rego).
+	ClassRelease: {
+		"vercel", "vc", "netlify", "mike", "npx", "pnpx", "bunx", "aws", "gsutil", "gcloud", "azcopy",
+		"conda", "mamba", "micromamba", "pipx", "pnpm", "volta", "rustup-init", "rustup-init.sh", "opam",
+		"docker", "podman", "nerdctl", "buildah", "crane", "skopeo", "ko", "regctl", "oras",
+	},
+	// Capabilities, groups and host namespaces (escalation.rego).
+	ClassGrant: {"setcap", "usermod", "gpasswd", "adduser", "addgroup", "dseditgroup", "useradd", "nsenter"},
 	ClassPublisher: {
 		"npm", "pnpm", "bun", "yarn", "npx", "bunx", "pipx", "uvx", "twine",
 		"python", "python3", "python2", "pypy3", "poetry", "flit", "hatch", "uv", "pdm",
 		"deno", "jsr", "vsce", "ovsx", "rye", "cargo", "gem", "mvn", "mvnw",
-		"gradle", "gradlew", "dotnet", "nuget", "docker", "podman", "nerdctl", "buildah", "helm",
-		"goreleaser", "gh", "pod",
+		"gradle", "gradlew", "dotnet", "nuget", "helm",
+		"goreleaser", "pod", "changeset", "release-it", "semantic-release", "lerna", "np", "cloudsmith",
 	},
 }
 
@@ -256,6 +286,7 @@ var classMembers = map[string][]string{
 var ClassNames = []string{
 	ClassShell, ClassInterpreter, ClassDownloader, ClassNetwork,
 	ClassEscalator, ClassDBClient, ClassInfra, ClassPublisher, ClassMkfs,
+	ClassRelease, ClassGrant,
 }
 
 // ClassMembers returns the programs of a class.
@@ -290,4 +321,180 @@ var writingPrograms = map[string]bool{
 	"tee": true, "truncate": true, "sponge": true, "apply_patch": true, "applypatch": true,
 	"cp": true, "mv": true, "install": true, "ln": true, "rsync": true, "ditto": true,
 	"sed": true, "perl": true, "gsed": true, "curl": true, "wget": true, "dd": true,
+}
+
+// Tool shapes: the one place that says how a tool's input carries what a
+// rule is about, whatever the harness or server calls the tool. Rules are
+// written once against the family and the facts of input.ahp; a new tool
+// shape is one row here (docs/policy.md, "Tool shapes").
+
+// actsAs maps tool names (lower-cased; for an MCP tool, the tool part of
+// its name) to the family they act as: MCP servers and unknown harnesses
+// that run commands or touch files get the same rules as Bash or Read. An
+// MCP tool keeps input.ahp.tool.mcp, so the MCP allowlist still applies.
+var actsAs = map[string]string{
+	// Commands: MCP shell servers (run_command, execute_command, exec…),
+	// remote-exec servers (ssh_exec), and harness tools of the same names.
+	"run_command":          FamilyShell,
+	"execute_command":      FamilyShell,
+	"exec":                 FamilyShell,
+	"exec_command":         FamilyShell,
+	"execute":              FamilyShell,
+	"run":                  FamilyShell,
+	"shell":                FamilyShell,
+	"bash":                 FamilyShell,
+	"shell_exec":           FamilyShell,
+	"run_shell_command":    FamilyShell,
+	"run_terminal_command": FamilyShell,
+	"run_in_terminal":      FamilyShell,
+	"terminal":             FamilyShell,
+	"start_process":        FamilyShell, // Desktop Commander
+	"ssh_exec":             FamilyShell,
+	"ssh_execute":          FamilyShell,
+	"remote_exec":          FamilyShell,
+	"exec_ssh":             FamilyShell,
+	// Files: the reference filesystem MCP server and Desktop Commander.
+	"read_file":           FamilyFileRead,
+	"read_text_file":      FamilyFileRead,
+	"read_media_file":     FamilyFileRead,
+	"read_multiple_files": FamilyFileRead,
+	"search_files":        FamilySearch,
+	"search_code":         FamilySearch,
+	"list_directory":      FamilySearch,
+	"directory_tree":      FamilySearch,
+	"write_file":          FamilyFileWrite,
+	"create_file":         FamilyFileWrite,
+	"edit_file":           FamilyFileEdit,
+	"edit_block":          FamilyFileEdit,
+	"move_file":           FamilyFileEdit,
+}
+
+// programTools are tools named for the one program they run: an MCP
+// kubectl tool takes kubectl's arguments, as an array or a string.
+var programTools = map[string]bool{
+	"kubectl": true, "helm": true, "docker": true, "git": true, "gh": true,
+	"aws": true, "gcloud": true, "az": true, "terraform": true,
+}
+
+// commandKeys are the input fields that hold a command line.
+var commandKeys = []string{"command", "cmd"}
+
+// workdirKeys are the input fields that name the directory a command runs
+// in (Codex shell's workdir, Gemini CLI's directory).
+var workdirKeys = []string{"workdir", "cwd", "working_directory", "working_dir", "directory"}
+
+// contentKeyPresent reports whether an input carries text to write.
+func contentKeyPresent(input map[string]any) bool {
+	for _, k := range ContentKeys {
+		if _, ok := input[k].(string); ok {
+			return true
+		}
+	}
+	_, ok := input["edits"].([]any)
+	return ok
+}
+
+// actingFamily returns the family a tool acts as when its name or its
+// input says more than the harness did: a known MCP or harness tool name
+// (actsAs, programTools), or for an unknown tool, a path field with
+// (write) or without (read) text to write. "" keeps the family.
+func actingFamily(fam, name, mcpName string, input map[string]any) string {
+	if fam != FamilyMCP && fam != FamilyOther {
+		return ""
+	}
+	n := strings.ToLower(name)
+	if fam == FamilyMCP {
+		n = strings.ToLower(mcpName)
+	}
+	if f, ok := actsAs[n]; ok {
+		if f == FamilyShell {
+			if cmd, _ := shellSource(n, input); cmd == nil {
+				return ""
+			}
+		}
+		return f
+	}
+	if programTools[n] {
+		if cmd, _ := shellSource(n, input); cmd != nil {
+			return FamilyShell
+		}
+		return ""
+	}
+	if fam == FamilyOther {
+		for _, k := range pathKeys {
+			if s, ok := input[k].(string); ok && s != "" {
+				if contentKeyPresent(input) {
+					return FamilyFileWrite
+				}
+				return FamilyFileRead
+			}
+		}
+	}
+	return ""
+}
+
+// shellSource finds the command a shell-like tool runs and the directory
+// it runs in. The command is a string (parsed as shell) or an argv array:
+//
+//	{"command": "ls -la"} or {"cmd": …}            Bash, Codex exec_command, MCP shells
+//	{"command": ["bash", "-lc", "…"]}              Codex shell
+//	{"action": {"command": [...], "workdir": …}}   Codex local_shell
+//	{"command": "rm", "args": ["-rf", "x"]}        MCP exec servers
+//	{"args": ["get", "pods"]} for a tool kubectl   program tools
+//
+// tool is the lower-cased tool name (the tool part for MCP).
+func shellSource(tool string, input map[string]any) (cmd any, workdir string) {
+	if action, ok := input["action"].(map[string]any); ok {
+		if c, ok := action["command"]; ok {
+			w, _ := action["workdir"].(string)
+			return c, w
+		}
+	}
+	for _, k := range workdirKeys {
+		if s, ok := input[k].(string); ok && s != "" {
+			workdir = s
+			break
+		}
+	}
+	for _, k := range commandKeys {
+		if c, ok := input[k]; ok {
+			cmd = c
+			break
+		}
+	}
+	args, hasArgs := input["args"].([]any)
+	switch c := cmd.(type) {
+	case string:
+		if hasArgs && !strings.ContainsAny(c, " \t\n;|&") {
+			cmd = append([]any{c}, args...)
+		} else if programTools[tool] && c != tool && !strings.HasPrefix(c, tool+" ") {
+			cmd = tool + " " + c
+		}
+	case []any:
+		if programTools[tool] && (len(c) == 0 || c[0] != tool) {
+			cmd = append([]any{tool}, c...)
+		}
+	case nil:
+		if hasArgs && programTools[tool] {
+			cmd = append([]any{tool}, args...)
+		}
+	}
+	return cmd, workdir
+}
+
+var keyCredential = ast.StringTerm("credential")
+
+// urlCredential names the kind of credential a URL carries, or "": a live
+// token in it (secretscan kinds), or a password written in its user info
+// (https://user:pw@host; a $VARIABLE there is not written out).
+func urlCredential(u *url.URL, raw string) string {
+	for _, f := range secretscan.Scan(raw, 4) {
+		if !f.Placeholder {
+			return f.Kind
+		}
+	}
+	if pw, ok := u.User.Password(); ok && pw != "" && !strings.ContainsAny(pw, "$`") {
+		return "url-password"
+	}
+	return ""
 }

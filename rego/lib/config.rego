@@ -10,7 +10,9 @@
 #     exceptions.paths:   globs of paths no path rule applies to (~/ allowed)
 #     exceptions.hosts:   hosts no network rule applies to (*.example.com)
 #     exceptions.mcp_tools: "server/tool" globs exempt from every rule
-#     protected_branches: branch globs force pushes may not touch (["*"])
+#     protected_branches: branch globs force pushes may not touch (["*"]);
+#                         when set, also those plain pushes may not update
+#                         (otherwise main, master, release/* and the like)
 #     protected_paths:    extra path globs an agent may not write (its
 #                         policy directory, say)
 #     mcp_allowlist:      "server/tool" globs; once set, other MCP tools
@@ -37,6 +39,21 @@ protected_branches := [b | some b in raw.protected_branches; is_string(b)] if is
 # protected_branch holds for a branch name force pushes may not rewrite.
 protected_branch(name) if {
 	some pattern in protected_branches
+	glob.match(pattern, ["/"], name)
+}
+
+# Branches a plain push (without force) may not update when the user has
+# not listed protected_branches: a push to a feature branch is everyday
+# work, a push to these releases or deploys.
+default_push_protected := ["main", "master", "trunk", "develop", "production", "prod", "stable", "gh-pages", "release", "release/*", "releases/*"]
+
+push_protected_branches := protected_branches if is_array(object.get(raw, "protected_branches", null))
+
+push_protected_branches := default_push_protected if not is_array(object.get(raw, "protected_branches", null))
+
+# push_protected_branch holds for a branch a plain push may not update.
+push_protected_branch(name) if {
+	some pattern in push_protected_branches
 	glob.match(pattern, ["/"], name)
 }
 

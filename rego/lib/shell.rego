@@ -159,8 +159,15 @@ _executes(cmd, j, src) if {
 # decoder holds for a command that decodes or deobfuscates its input.
 decoder(cmd) if {
 	cmd.name in {"base64", "base32", "basenc", "gbase64"}
-	some a in cmd.args
-	a in {"-d", "-D", "--decode"}
+	some a in args.options(cmd.args)
+	regex.match(`^(-[a-zA-Z]*[dD][a-zA-Z]*|--decode)$`, a)
+}
+
+# tr rewrites characters (rot13, deleting filler): text that only runs
+# after tr has hidden the command it is.
+decoder(cmd) if {
+	cmd.name == "tr"
+	count(cmd.args) > 0
 }
 
 decoder(cmd) if {

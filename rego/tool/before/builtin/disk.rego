@@ -20,6 +20,7 @@ violation contains {
 		"Write to a regular file (of=./disk.img) instead, and leave device writes to the user.",
 	]),
 	"code": "dev.ahp-opa.disk.dd-block-device",
+	"trigger": concat(" ", ["dd", a]),
 } if {
 	programs.dd
 	some i in programs.dd
@@ -44,12 +45,26 @@ violation contains {
 		"Ask the user to format disks themselves.",
 	]),
 	"code": "dev.ahp-opa.disk.mkfs",
+	"trigger": _command_trigger(cmd),
 } if {
 	input.ahp.shell.classes.mkfs
 	some i in input.ahp.shell.classes.mkfs
 	cmd := input.ahp.shell.commands[i]
 	_mkfs(cmd.name)
 	count(args.operands(cmd.args)) > 0
+	_mkfs_target_device(cmd)
+}
+
+# mkfs formats a device, or a file it cannot tell: a path under /dev, or
+# one only known at run time ($DEV). An image file (./disk.img) is a file.
+_mkfs_target_device(cmd) if {
+	some p in cmd.paths
+	paths.within(p.path, "/dev")
+}
+
+_mkfs_target_device(cmd) if {
+	some p in cmd.paths
+	p.dynamic
 }
 
 _mkfs(name) if name in {"mkfs", "mke2fs", "mkswap", "newfs", "mkdosfs", "mkntfs"}

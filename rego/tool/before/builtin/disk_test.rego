@@ -35,7 +35,8 @@ test_dd_block_device_lookalikes_allowed if {
 test_mkfs_denied if {
 	denied_only(bash("mkfs -t ext4 /dev/sdb1"), "dev.ahp-opa.disk.mkfs")
 	denied_only(bash("mkfs.ext4 /dev/sdb1"), "dev.ahp-opa.disk.mkfs")
-	denied_only(bash("mke2fs -t ext4 disk.img"), "dev.ahp-opa.disk.mkfs")
+	denied_only(bash("mke2fs -t ext4 /dev/loop0"), "dev.ahp-opa.disk.mkfs")
+	denied_only(bash("mkfs -t ext4 $DEV"), "dev.ahp-opa.disk.mkfs")
 	denied_only(bash("mkswap /dev/sdb2"), "dev.ahp-opa.disk.mkfs")
 }
 
@@ -52,6 +53,9 @@ test_mkfs_lookalikes_allowed if {
 	lookalike_allowed(bash("command -v mkfs.ext4"), "dev.ahp-opa.disk.mkfs")
 	lookalike_allowed(bash("mkfs.ext4 -V"), "dev.ahp-opa.disk.mkfs")
 	lookalike_allowed(bash("grep -r mkfs docs/"), "dev.ahp-opa.disk.mkfs")
+	lookalike_allowed(bash("mkfs.ext4 ./disk.img"), "dev.ahp-opa.disk.mkfs")
+	lookalike_allowed(bash("mke2fs -t ext4 disk.img"), "dev.ahp-opa.disk.mkfs")
+	lookalike_allowed(bash("mkfs.vfat -C /tmp/fat.img 1024"), "dev.ahp-opa.disk.mkfs")
 }
 
 # dev.ahp-opa.disk.wipe

@@ -23,6 +23,7 @@ violation contains {
 		"Download it to a file first (e.g. `curl -fsSLo install.sh URL`), inspect it, then ask the user before running it.",
 	]),
 	"code": "dev.ahp-opa.exec.curl-pipe-shell",
+	"trigger": concat(" ", [input.ahp.shell.commands[flow[1]].name, "into", input.ahp.shell.commands[flow[0]].name]),
 } if {
 	input.ahp.shell.classes.downloader
 	some flow in shell.code_flows

@@ -23,6 +23,7 @@ violation contains {
 		"Send only inline data you have reviewed, or ask the user to add the host to exceptions.hosts if it is trusted.",
 	]),
 	"code": "dev.ahp-opa.exfil.upload",
+	"trigger": _upload_trigger(cmd),
 } if {
 	input.ahp.tool.family == "shell"
 	some name, ixs in programs
@@ -62,6 +63,10 @@ _uploads(cmd, k) if {
 }
 
 # A form field value "a@b" is an upload only in -F, and only after "=".
+_upload_trigger(cmd) := concat(" ", [cmd.name, "upload to", concat(", ", _command_hosts(cmd))]) if {
+	count(_command_hosts(cmd)) > 0
+} else := concat(" ", [cmd.name, "upload"])
+
 _inline_form(opt, v) if {
 	not opt in {"-F", "--form"}
 	not startswith(v, "@")

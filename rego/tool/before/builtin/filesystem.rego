@@ -23,6 +23,7 @@ violation contains {
 		"Delete only the specific paths you need inside the workspace, for example `rm -rf ./build`.",
 	]),
 	"code": "dev.ahp-opa.fs.rm-recursive-critical",
+	"trigger": _path_trigger(p),
 } if {
 	input.ahp.tool.family == "shell"
 	some p in _deleted_recursively
@@ -46,6 +47,7 @@ violation contains {
 		"Delete only inside the project directory; if this path must go, ask the user to delete it.",
 	]),
 	"code": "dev.ahp-opa.fs.rm-recursive-outside-workspace",
+	"trigger": concat(" ", [_path_trigger(p), "(outside the workspace)"]),
 } if {
 	input.ahp.tool.family == "shell"
 	some p in _deleted_recursively
@@ -57,7 +59,9 @@ violation contains {
 
 # Each body starts with the program it is about: OPA's rule index skips it
 # when the command does not run that program.
-_deleted_recursively contains p if {
+_deleted_recursively contains p if some p in _rm_deleted
+
+_rm_deleted contains p if {
 	programs.rm
 	some i in programs.rm
 	cmd := input.ahp.shell.commands[i]
@@ -75,6 +79,36 @@ _deleted_recursively contains p if {
 	some p in _find_roots(cmd)
 }
 
+# mv takes its sources away: moving a home, / or a system directory
+# (mv ~ /tmp/x, mv ~/* trash/) deletes it from where everything expects
+# it. Only those count: moving an ordinary file out of home is everyday.
+_deleted_recursively contains p if {
+	programs.mv
+	some i in programs.mv
+	cmd := input.ahp.shell.commands[i]
+	cmd.name == "mv"
+	ops := [q | some q in cmd.paths]
+	count(ops) > 1
+	some k, p in ops
+	k < count(ops) - 1
+	paths.critical(p)
+}
+
+# rsync --delete (and --del, --delete-before, …) deletes whatever the
+# destination holds that the source does not: rsync -a --delete empty/ ~/.
+_deleted_recursively contains p if {
+	programs.rsync
+	some i in programs.rsync
+	cmd := input.ahp.shell.commands[i]
+	cmd.name == "rsync"
+	some o in args.options(cmd.args)
+	regex.match(`^--del(ete)?(-[a-z]+)?$`, o)
+	ops := [q | some q in cmd.paths]
+	count(ops) > 1
+	p := ops[count(ops) - 1]
+	not regex.match(`^[^/]*:`, p.raw)
+}
+
 _recursive(a) if args.has_short_flag(a, "r")
 
 _recursive(a) if args.has_short_flag(a, "R")
@@ -82,6 +116,13 @@ _recursive(a) if args.has_short_flag(a, "R")
 _recursive(a) if args.has_long_flag(a, "--recursive", 5)
 
 _find_deletes(cmd, _) if "-delete" in cmd.args
+
+# A find whose expression only deletes: every file under its roots goes.
+_find_deletes_all(cmd) if {
+	every a in array.slice(cmd.args, count(_find_roots(cmd)), count(cmd.args)) {
+		a in {"-delete", "-depth", "-mindepth", "1", "-xdev", "-mount", "-print"}
+	}
+}
 
 _find_deletes(_, i) if {
 	some child in input.ahp.shell.commands
@@ -99,6 +140,61 @@ _find_roots(cmd) := [p |
 ]
 
 # METADATA
+# title: Deleting the workspace or its repository
+# description: |
+#   Denies a recursive delete of a workspace root itself (rm -rf .,
+#   rm -rf "$PWD", rm -rf /path/to/repo, rm -rf ./* at the root,
+#   find . -delete with no filter) or of a repository's .git directory
+#   (or its objects and refs), which holds every commit not yet pushed.
+#   Deleting build output inside the workspace stays allowed.
+# custom:
+#   severity: high
+#   code: dev.ahp-opa.fs.delete-workspace
+violation contains {
+	"reason": concat(" ", [
+		"Blocked deleting the workspace itself or its .git directory; unpushed commits and uncommitted work would be lost.",
+		"Delete only generated directories (build, dist, node_modules), and ask the user before removing a repository.",
+	]),
+	"code": "dev.ahp-opa.fs.delete-workspace",
+	"trigger": _path_trigger(p),
+} if {
+	input.ahp.tool.family == "shell"
+	some p in _deleted_wholly
+	_workspace_or_repository(p)
+	not paths.critical(p)
+	not config.path_excepted(p)
+}
+
+# _deleted_wholly holds the paths removed with everything under them: rm -r
+# targets, and the roots of a find whose only action is -delete.
+_deleted_wholly contains p if some p in _rm_deleted
+
+_deleted_wholly contains p if {
+	programs.find
+	some i in programs.find
+	cmd := input.ahp.shell.commands[i]
+	cmd.name == "find"
+	"-delete" in cmd.args
+	_find_deletes_all(cmd)
+	some p in _find_roots(cmd)
+}
+
+_workspace_or_repository(p) if p.path in input.ahp.workspace.roots
+
+_workspace_or_repository(p) if {
+	some root in input.ahp.workspace.roots
+	p.path == concat("/", [root, "*"])
+}
+
+_workspace_or_repository(p) if regex.match(`(^|/)\.git(/(objects|refs)(/.*)?)?$`, p.path)
+
+# $PWD is the working directory, which the shell analysis leaves unknown.
+_workspace_or_repository(p) if {
+	p.raw in {"$PWD", "${PWD}", "$(pwd)", "`pwd`", "$PWD/", "$PWD/*", "${PWD}/*"}
+	input.ahp.workspace.cwd in input.ahp.workspace.roots
+}
+
+# METADATA
 # title: Writing system files
 # description: |
 #   Denies changing files in system directories (/etc, /usr, /bin, /boot,
@@ -114,6 +210,7 @@ violation contains {
 		"Keep changes inside the workspace, and ask the user to make system changes themselves.",
 	]),
 	"code": "dev.ahp-opa.fs.write-system",
+	"trigger": _path_trigger(p),
 } if {
 	input.ahp.writes
 	some p in _written

@@ -100,8 +100,8 @@ test_rm_inside_workspace_allowed if {
 		"rm -rf ./node_modules",
 		"rm -rf /home/dev/repo/dist",
 		"rm -rf ~/repo/target",
-		"rm -rf .",
-		"rm -rf *",
+		"cd build && rm -rf .",
+		"cd dist && rm -rf *",
 		"rm -rf /tmp/x",
 		"rm -rf /var/tmp/build",
 		"rm -rf $TMPDIR/cache",
@@ -112,6 +112,10 @@ test_rm_inside_workspace_allowed if {
 	] {
 		lookalike_allowed(bash(c), "dev.ahp-opa.fs.rm-recursive-critical")
 	}
+
+	# The workspace root itself is the delete-workspace rule's.
+	denied_only(bash("rm -rf ."), "dev.ahp-opa.fs.delete-workspace")
+	denied_only(bash("rm -rf *"), "dev.ahp-opa.fs.delete-workspace")
 }
 
 test_rm_text_in_other_commands_allowed if {
@@ -199,4 +203,70 @@ test_write_system_through_dd_denied if {
 	denies(bash("dd if=./passwd of=/etc/passwd"), "dev.ahp-opa.fs.write-system")
 	denies(bash("dd if=/dev/zero of=/dev/sda"), "dev.ahp-opa.disk.wipe")
 	lookalike_allowed(bash("dd if=/etc/hosts of=./hosts.copy"), "dev.ahp-opa.fs.write-system")
+}
+
+# dev.ahp-opa.fs.delete-workspace
+
+test_delete_workspace_denied if {
+	every c in [
+		"rm -rf .git",
+		"rm -fr ./.git/",
+		"rm -rf /home/dev/repo/.git",
+		"cd src && rm -rf ../.git",
+		"rm -rf .git/objects",
+		"rm -rf .",
+		`rm -rf "$PWD"`,
+		"rm -rf /home/dev/repo",
+		"rm -rf ./*",
+		"cd /home/dev/repo && rm -rf -- *",
+		"find . -delete",
+		"find .git -delete",
+	] {
+		denied_only(bash(c), "dev.ahp-opa.fs.delete-workspace")
+	}
+}
+
+test_delete_workspace_lookalikes_allowed if {
+	every c in [
+		"rm -rf node_modules dist",
+		"rm -f .git/index.lock",
+		"rm .git/hooks/pre-commit.sample",
+		"rm -rf .github/workflows/old.yml",
+		"rm -rf .gitignore.bak",
+		"cd build && rm -rf .",
+		"find . -name '*.pyc' -delete",
+		"find .git -name '*.lock' -delete",
+		"git rm -r --cached .",
+	] {
+		lookalike_allowed(bash(c), "dev.ahp-opa.fs.delete-workspace")
+	}
+}
+
+# mv and rsync --delete count as deletes of what they take away.
+
+test_move_or_sync_over_critical_denied if {
+	every c in [
+		"mv ~ /tmp/old-home",
+		"mv ~/* /tmp/trash/",
+		`mv "$HOME" /var/tmp/h`,
+		"mv /etc /tmp/etc.bak",
+		"rsync -a --delete empty/ ~/",
+		"rsync -av --delete-before ./dist/ /home/dev/",
+		"rsync -a --del /tmp/empty/ /",
+	] {
+		denied_only(bash(c), "dev.ahp-opa.fs.rm-recursive-critical")
+	}
+	denied_only(bash("rsync -a --delete build/ /home/dev/other-project/"), "dev.ahp-opa.fs.rm-recursive-outside-workspace")
+}
+
+test_move_or_sync_lookalikes_allowed if {
+	every c in [
+		"mv ~/Downloads/data.csv ./data/",
+		"mv build dist",
+		"rsync -a --delete src/ build/",
+		"rsync -a ./dist/ /home/dev/backup/",
+		"rsync -a --delete dist/ deploy@host:/srv/www/",
+	] {
+		allowed(bash(c))
+	}
 }

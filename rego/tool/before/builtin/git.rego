@@ -2,6 +2,7 @@ package ahp.tool.before.builtin
 
 import data.ahp.lib.args
 import data.ahp.lib.config
+import data.ahp.lib.paths
 import input.ahp.shell.programs
 
 # _git holds {"command": index, "sub": name, "args": rest, "global": options
@@ -40,6 +41,7 @@ violation contains {
 		"Use `git push --force-with-lease` instead, or push without forcing.",
 	]),
 	"code": "dev.ahp-opa.git.force-push",
+	"trigger": concat(" ", ["git push --force", target]),
 } if {
 	programs.git
 	some g in _git
@@ -69,17 +71,62 @@ _target(refspec) := t if {
 	t := trim_prefix(parts[count(parts) - 1], "refs/heads/")
 }
 
-# git accepts abbreviated long options, but every abbreviation of --force
-# is ambiguous with --force-with-lease, so only the exact spelling counts.
-_forced(a) if "--force" in args.options(a)
+# git accepts abbreviated long options. Abbreviations of --force are
+# ambiguous with --force-with-lease, and git refuses them, but an agent that
+# types --forc means to force: they count, as do --mi(rror).
+_forced(a) if {
+	some o in args.options(a)
+	count(o) >= 5
+	startswith("--force", o)
+}
 
-_forced(a) if "--mirror" in args.options(a)
+_forced(a) if args.has_long_flag(a, "--mirror", 4)
 
 _forced(a) if "f" in args.short_flags(a, {"o"})
 
 _protected(target) if target in {"", "HEAD", "--all"}
 
 _protected(target) if config.protected_branch(target)
+
+# METADATA
+# title: Deleting remote branches
+# description: |
+#   Denies git push that deletes branches or tags on the remote: an empty
+#   source (git push origin :main), --delete / -d (and abbreviations such
+#   as --del), and --prune, when a deleted branch is protected (by default
+#   every branch, protected_branches: ["*"]).
+# custom:
+#   severity: high
+#   code: dev.ahp-opa.git.push-delete
+violation contains {
+	"reason": concat(" ", [
+		"Blocked deleting a branch or tag on the remote with git push; others may still need it, and the remote keeps no reflog.",
+		"Leave remote branches in place, or ask the user to delete them (e.g. after the pull request is merged).",
+	]),
+	"code": "dev.ahp-opa.git.push-delete",
+	"trigger": concat(" ", ["git push --delete", target]),
+} if {
+	programs.git
+	some g in _git
+	g.sub == "push"
+	some target in _deleted_refs(g.args)
+	_protected(target)
+}
+
+_deleted_refs(a) := ({_target(r) |
+	some r in array.slice(args.operands(a), 1, 1000)
+	startswith(r, ":")
+	r != ":"
+} | {_target(r) |
+	_push_deletes(a)
+	some r in array.slice(args.operands(a), 1, 1000)
+}) | {"--prune" |
+	args.has_long_flag(a, "--prune", 4)
+}
+
+_push_deletes(a) if args.has_long_flag(a, "--delete", 4)
+
+_push_deletes(a) if "d" in args.short_flags(a, {"o"})
 
 # METADATA
 # title: Discarding uncommitted work
@@ -97,6 +144,7 @@ violation contains {
 		"Use `git stash push` to set changes aside, or discard specific files after asking the user.",
 	]),
 	"code": "dev.ahp-opa.git.discard-work",
+	"trigger": concat(" ", array.concat(["git", g.sub], array.slice(g.args, 0, 3))),
 } if {
 	programs.git
 	some g in _git
@@ -226,8 +274,10 @@ _rewrites_history if {
 # title: Skipping git hooks
 # description: |
 #   Denies skipping the repository's hooks: --no-verify on commit, push,
-#   merge, rebase, am, cherry-pick and revert, git commit -n, setting
-#   core.hooksPath (git -c core.hooksPath=… or git config core.hooksPath),
+#   merge, rebase, am, cherry-pick and revert, git commit -n, pointing
+#   core.hooksPath (git -c core.hooksPath=… or git config core.hooksPath)
+#   at nothing, /dev/null or a directory outside the workspace (a project
+#   folder such as husky's .husky/_ keeps hooks running),
 #   and HUSKY=0 / HUSKY_SKIP_HOOKS / SKIP= in front of a git command.
 # custom:
 #   severity: medium
@@ -259,15 +309,41 @@ _skips_hooks if {
 	some g in _git
 	some i, o in g.global
 	o == "-c"
-	regex.match(`(?i)^core\.hookspath=`, g.global[i + 1])
+	[key, value] := split(g.global[i + 1], "=")
+	lower(key) == "core.hookspath"
+	_no_hooks_dir(value)
 }
 
 _skips_hooks if {
 	some g in _git
 	g.sub == "config"
-	some a in g.args
+	some k, a in g.args
 	lower(a) == "core.hookspath"
 	not _config_read(g.args)
+	_no_hooks_dir(_value_after(g.args, k))
+}
+
+_value_after(a, k) := a[k + 1]
+
+_value_after(a, k) := "" if count(a) == k + 1
+
+# A hooks directory that turns the hooks off: none, /dev/null, or one
+# outside the workspace. A project folder (.husky/_, .githooks) is how
+# husky and similar tools install hooks, and keeps them running.
+_no_hooks_dir(dir) if dir in {"", "/dev/null", "NUL", "nul"}
+
+_no_hooks_dir(dir) if {
+	regex.match(`^(/|~|\$)`, dir)
+	not _in_workspace_dir(dir)
+	not _workspace_relative(dir)
+}
+
+# "$(git rev-parse --show-toplevel)/.githooks", "$PWD/hooks": the project.
+_workspace_relative(dir) if regex.match(`^(\$\(git rev-parse --show-toplevel\)|\$\{?PWD\}?|\$\(pwd\))(/|$)`, dir)
+
+_in_workspace_dir(dir) if {
+	some root in input.ahp.workspace.roots
+	paths.within(dir, root)
 }
 
 _skips_hooks if {

@@ -41,19 +41,23 @@ test_force_push_lookalikes_allowed if {
 	every c in [
 		"git push",
 		"git push --force-with-lease",
-		"git push --force-with-lease=main:abc123 origin main",
+		"git push --force-with-lease=feature:abc123 origin feature",
 		"git push --force-with-lease --force-if-includes origin feature",
 		"git push -u origin feature-f",
-		"git push --follow-tags origin main",
+		"git push --follow-tags origin feature",
 		"git fetch -f origin",
 		"git checkout -f main",
-		"git add -f dist/ && git push origin main",
+		"git add -f dist/ && git push origin feature",
 		`git commit -m "never git push --force" && git push`,
 		`echo "git push -f"`,
-		"git push -o ci.skip origin main",
+		"git push -o ci.skip origin feature",
 	] {
 		lookalike_allowed(bash(c), "dev.ahp-opa.git.force-push")
 	}
+
+	# Plain pushes to main are the push-protected rule's.
+	not denies(bash("git push --force-with-lease=main:abc123 origin main"), "dev.ahp-opa.git.force-push")
+	not denies(bash("git push -o ci.skip origin main"), "dev.ahp-opa.git.force-push")
 }
 
 test_force_push_protected_branches if {
@@ -159,6 +163,9 @@ test_no_verify_denied if {
 		"git merge --no-verify feature",
 		"git -c core.hooksPath=/dev/null commit -m x",
 		"git config core.hooksPath /dev/null",
+		"git config core.hooksPath ''",
+		"git config --global core.hooksPath /tmp/nohooks",
+		"git -c core.hooksPath=~/empty commit -m x",
 		"HUSKY=0 git commit -m x",
 		"SKIP=lint git commit -m x",
 	] {
@@ -184,7 +191,58 @@ test_no_verify_lookalikes_allowed if {
 		"git log -n 5",
 		"git push -n origin main",
 		"HUSKY=1 git commit -m x",
+		"git config core.hooksPath .husky/_",
+		"git config core.hooksPath .githooks",
+		"git -c core.hooksPath=/home/dev/repo/.githooks commit -m x",
+		`git config core.hooksPath "$(git rev-parse --show-toplevel)/.githooks"`,
 	] {
 		lookalike_allowed(bash(c), "dev.ahp-opa.git.no-verify")
 	}
+}
+
+# Abbreviated and destructive push spellings.
+
+test_force_push_abbreviations_denied if {
+	every c in [
+		"git push --forc origin main",
+		"git push --for origin main",
+		"git push --mir backup",
+		"git push -f https://github.com/org/app.git HEAD:main",
+	] {
+		denies(bash(c), "dev.ahp-opa.git.force-push")
+	}
+}
+
+# dev.ahp-opa.git.push-delete
+
+test_push_delete_denied if {
+	every c in [
+		"git push origin :main",
+		"git push origin :refs/heads/production",
+		"git push origin --delete release",
+		"git push origin --del main",
+		"git push -d origin main",
+		"git push --prune origin refs/heads/*:refs/heads/*",
+	] {
+		denied_only(bash(c), "dev.ahp-opa.git.push-delete")
+	}
+}
+
+test_push_delete_lookalikes_allowed if {
+	every c in [
+		"git push origin feature/x",
+		"git push origin HEAD:feature/x",
+		"git branch -d feature/x",
+		"git fetch --prune",
+		"git remote prune origin",
+	] {
+		lookalike_allowed(bash(c), "dev.ahp-opa.git.push-delete")
+	}
+	codes_with(bash("git push origin --delete feature/x"), {"protected_branches": ["main"]}) == set()
+}
+
+test_push_delete_evasions_denied if {
+	denies(codex(["git", "push", "origin", ":main"]), "dev.ahp-opa.git.push-delete")
+	denies(bash(`bash -c "git push --delete origin release"`), "dev.ahp-opa.git.push-delete")
+	denies(bash("git -C /home/dev/repo push origin --del production"), "dev.ahp-opa.git.push-delete")
 }

@@ -22,6 +22,7 @@ violation contains {
 		"Describe the change and ask the user to make it.",
 	]),
 	"code": "dev.ahp-opa.gh.destructive",
+	"trigger": concat(" ", array.concat(["gh"], array.slice(_gh_operands(cmd.args), 0, 2))),
 } if {
 	programs.gh
 	some i in programs.gh

@@ -89,6 +89,7 @@ test_every_denial_has_a_reason_and_a_code if {
 	count(d) >= 5
 	every x in d {
 		regex.match(`^dev\.ahp-opa\.[a-z-]+\.[a-z-]+$`, x.code)
+		startswith(x.reason, concat("", ["denied by ", trim_prefix(x.code, "dev.ahp-opa."), ": "]))
 		count(x.reason) > 40
 	}
 }

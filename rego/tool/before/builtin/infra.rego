@@ -22,6 +22,7 @@ violation contains {
 		"Show the plan (e.g. `terraform plan -destroy`, `kubectl get ns`) and ask the user to run the teardown.",
 	]),
 	"code": "dev.ahp-opa.infra.teardown",
+	"trigger": _command_trigger(cmd),
 } if {
 	input.ahp.shell.classes.infra
 	some i in input.ahp.shell.classes.infra
@@ -96,8 +97,6 @@ _tears_down("docker", a) if {
 _docker_data("system", "prune", _)
 
 _docker_data("volume", _, _)
-
-_docker_data("builder", "prune", _)
 
 # image prune alone removes only dangling (untagged) layers; with --all it
 # removes every image no container uses, local builds included.

@@ -43,14 +43,19 @@ test_teardown_lookalikes_allowed if {
 		"terraform plan -destroy",
 		"terraform apply",
 		"kubectl get ns",
-		"kubectl delete pod web-123",
+		"kubectl --context kind-dev delete pod web-123",
 		"docker ps -a",
 		"docker rm old-container",
 		"docker compose down",
 		"aws s3 ls s3://bucket",
-		"aws s3 rm s3://bucket/tmp/file.txt",
 		"helm list",
+		"docker image prune -f",
+		"docker builder prune -af",
 	] {
 		lookalike_allowed(bash(c), "dev.ahp-opa.infra.teardown")
 	}
+
+	# Changes to a bucket or a cluster are the deploy rules'.
+	not denies(bash("aws s3 rm s3://bucket/tmp/file.txt"), "dev.ahp-opa.infra.teardown")
+	not denies(bash("kubectl delete pod web-123"), "dev.ahp-opa.infra.teardown")
 }

@@ -18,11 +18,13 @@ violation contains {
 		" Use an allowed tool, or ask the user to add this one to mcp_allowlist.",
 	]),
 	"code": "dev.ahp-opa.mcp.not-allowlisted",
+	"trigger": trigger,
 } if {
-	input.ahp.tool.family == "mcp"
+	input.ahp.tool.mcp
 	config.mcp_allowlist_set
 	mcp := input.ahp.tool.mcp
 	not config.mcp_allowed(mcp.server, mcp.tool)
+	trigger := _mcp_name
 }
 
 _mcp_name := concat("/", [input.ahp.tool.mcp.server, input.ahp.tool.mcp.tool])

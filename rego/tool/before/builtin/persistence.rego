@@ -22,18 +22,19 @@ violation contains {
 		"Ask the user to add SSH keys themselves.",
 	]),
 	"code": "dev.ahp-opa.persistence.authorized-keys",
+	"trigger": trigger,
 } if {
-	_authorizes_key
+	some trigger in _authorizes_key
 }
 
-_authorizes_key if {
+_authorizes_key contains _path_trigger(p) if {
 	input.ahp.writes
 	some p in tools.written
 	paths.authorized_keys(p)
 	not config.path_excepted(p)
 }
 
-_authorizes_key if programs["ssh-copy-id"]
+_authorizes_key contains "ssh-copy-id" if programs["ssh-copy-id"]
 
 # METADATA
 # title: Changing shell startup files or scheduled jobs
@@ -51,18 +52,19 @@ violation contains {
 		"Set variables for a single command instead (FOO=1 cmd) or in the project's own files, and ask the user to change their startup files.",
 	]),
 	"code": "dev.ahp-opa.persistence.startup-files",
+	"trigger": trigger,
 } if {
-	_persists
+	some trigger in _persists
 }
 
-_persists if {
+_persists contains _path_trigger(p) if {
 	input.ahp.writes
 	some p in tools.written
 	paths.startup_file(p)
 	not config.path_excepted(p)
 }
 
-_persists if {
+_persists contains "crontab" if {
 	programs.crontab
 	some i in programs.crontab
 	not _crontab_read(input.ahp.shell.commands[i])
@@ -88,6 +90,7 @@ violation contains {
 		"Propose the hook to the user as a file in the repository (e.g. scripts/pre-commit) and let them install it.",
 	]),
 	"code": "dev.ahp-opa.git.hooks-write",
+	"trigger": _path_trigger(p),
 } if {
 	input.ahp.writes
 	some p in tools.written
@@ -112,6 +115,7 @@ violation contains {
 		"Describe the change you need and ask the user to make it.",
 	]),
 	"code": "dev.ahp-opa.agent.config-write",
+	"trigger": _path_trigger(p),
 } if {
 	input.ahp.writes
 	some p in tools.written
@@ -121,3 +125,41 @@ violation contains {
 _agent_config(p) if paths.agent_config(p)
 
 _agent_config(p) if config.path_protected(p)
+
+# METADATA
+# title: Hijacking a command through PATH
+# description: |
+#   Denies writing a program named like a trusted command (sudo, su, git,
+#   ssh, gpg, python, node, docker, kubectl, …) into a user bin directory
+#   that comes early in PATH (~/.local/bin, ~/bin, ~/.cargo/bin, ~/go/bin,
+#   npm/yarn/bun/deno bins, pyenv/rbenv/asdf shims): the next time the user
+#   types the command, the planted one runs, with their password.
+#   Installing programs under their own names is allowed.
+# custom:
+#   severity: critical
+#   code: dev.ahp-opa.persistence.path-hijack
+violation contains {
+	"reason": concat(" ", [
+		"Blocked placing a program named like a trusted command (sudo, git, ssh, …) in a user bin directory on PATH; it would run instead of the real one.",
+		"Give your tool its own name, or ask the user to install it.",
+	]),
+	"code": "dev.ahp-opa.persistence.path-hijack",
+	"trigger": concat(" ", ["write", p.raw]),
+} if {
+	input.ahp.writes
+	some p in tools.written
+	_path_hijack(p)
+	not config.path_excepted(p)
+}
+
+_path_hijack(p) if {
+	_bin_dir(p.home_rel)
+	_path_hijack_name(p)
+}
+
+# Cheap first test: the path is in some bin or shims directory of a home.
+_bin_dir(rel) if contains(rel, "bin/")
+
+_bin_dir(rel) if contains(rel, "shims/")
+
+_path_hijack_name(p) if regex.match(`^(\.local/bin|bin|\.bin|\.cargo/bin|go/bin|\.go/bin|\.npm-global/bin|\.npm/bin|\.yarn/bin|\.bun/bin|\.deno/bin|\.volta/bin|\.pyenv/shims|\.rbenv/shims|\.asdf/shims|\.nix-profile/bin|\.local/share/mise/shims)/(sudo|su|doas|pkexec|passwd|login|git|ssh|scp|sftp|ssh-add|ssh-agent|gpg|gpg2|ls|cd|cat|ps|env|sh|bash|zsh|fish|python|python3|pip|pip3|node|npm|npx|pnpm|yarn|curl|wget|docker|kubectl|aws|gcloud|az|gh|make|go|cargo|rustc|java|ruby|terraform|op|security|keychain)$`, p.home_rel)

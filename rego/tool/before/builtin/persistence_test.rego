@@ -103,3 +103,31 @@ test_agent_config_write_lookalikes_allowed if {
 	lookalike_allowed(tool("Write", {"file_path": "/home/dev/repo/docs/claude-settings.md", "content": "x"}), "dev.ahp-opa.agent.config-write")
 	lookalike_allowed(tool("Write", {"file_path": "/home/dev/repo/.claude/commands/review.md", "content": "x"}), "dev.ahp-opa.agent.config-write")
 }
+
+# dev.ahp-opa.persistence.path-hijack
+
+test_path_hijack_denied if {
+	denied_only(tool("Write", {"file_path": "/home/dev/.local/bin/sudo", "content": "#!/bin/sh\n"}), "dev.ahp-opa.persistence.path-hijack")
+	denied_only(tool("Write", {"file_path": "~/bin/git", "content": "#!/bin/sh\n"}), "dev.ahp-opa.persistence.path-hijack")
+	every c in [
+		"cp ./fake ~/.local/bin/sudo",
+		"ln -sf /tmp/x ~/bin/ssh",
+		"printf '#!/bin/sh\\n' > ~/.local/bin/git",
+		"install -m 755 wrapper /home/dev/.local/bin/sudo",
+	] {
+		denied_only(bash(c), "dev.ahp-opa.persistence.path-hijack")
+	}
+}
+
+test_path_hijack_evasions_denied if {
+	denies(tool("create_file", {"filePath": "/home/dev/.local/bin/ssh", "content": "#!/bin/sh\n"}), "dev.ahp-opa.persistence.path-hijack")
+	denies(mcp("filesystem", "write_file", {"path": "/home/dev/.cargo/bin/git", "content": "x"}), "dev.ahp-opa.persistence.path-hijack")
+	denies(codex(["bash", "-lc", "echo x | tee ~/.local/bin/sudo"]), "dev.ahp-opa.persistence.path-hijack")
+}
+
+test_path_hijack_lookalikes_allowed if {
+	lookalike_allowed(tool("Write", {"file_path": "/home/dev/.local/bin/mytool", "content": "#!/bin/sh\n"}), "dev.ahp-opa.persistence.path-hijack")
+	every c in ["cp ./build/mytool ~/.local/bin/mytool", "ls ~/.local/bin", "cat ~/bin/git-helper", "ln -s ~/repo/bin/fmt ~/.local/bin/fmt"] {
+		lookalike_allowed(bash(c), "dev.ahp-opa.persistence.path-hijack")
+	}
+}

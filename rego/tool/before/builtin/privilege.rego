@@ -20,6 +20,7 @@ violation contains {
 		"Run it without privileges, or ask the user to run the privileged step themselves.",
 	]),
 	"code": "dev.ahp-opa.privilege.sudo",
+	"trigger": _command_trigger(input.ahp.shell.commands[i]),
 } if {
 	input.ahp.shell.classes.escalator
 	some i in input.ahp.shell.classes.escalator
@@ -56,6 +57,7 @@ violation contains {
 		"Use the narrowest mode on project files, for example `chmod -R u+rwX,go+rX ./dist` or `chmod +x ./script.sh`.",
 	]),
 	"code": "dev.ahp-opa.privilege.chmod-unsafe",
+	"trigger": _command_trigger(cmd),
 } if {
 	programs.chmod
 	some i in programs.chmod
@@ -111,6 +113,7 @@ violation contains {
 		"Leave ownership as it is; if it must change, ask the user.",
 	]),
 	"code": "dev.ahp-opa.privilege.chown-root",
+	"trigger": _command_trigger(cmd),
 } if {
 	input.ahp.tool.family == "shell"
 	some name, ixs in programs

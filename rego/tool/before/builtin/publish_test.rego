@@ -16,9 +16,14 @@ test_publish_denied if {
 		"gem push pkg-1.0.gem",
 		"mvn deploy",
 		"./gradlew publish",
-		"docker push org/app:latest",
-		"gh release create v1.0.0",
 		"uv publish",
+		"npx changeset publish",
+		"pnpm changeset publish",
+		"release-it minor",
+		"npx release-it --ci",
+		"npx semantic-release",
+		"npx lerna publish from-package --yes",
+		"cloudsmith push deb org/repo/any-distro/any-version dist/app.deb",
 	] {
 		denies(bash(c), "dev.ahp-opa.publish.package")
 	}
@@ -46,7 +51,45 @@ test_publish_lookalikes_allowed if {
 		"mvn package",
 		"twine check dist/*",
 		"gh release list",
+		"npx changeset version",
+		"release-it --help",
+		"npx release-it --dry-run",
+		"lerna run build",
 	] {
 		lookalike_allowed(bash(c), "dev.ahp-opa.publish.package")
+	}
+}
+
+# dev.ahp-opa.publish.image
+
+test_publish_image_denied if {
+	every c in [
+		"docker push org/app:latest",
+		"docker image push org/app",
+		"podman push quay.io/org/app:v1",
+		"docker buildx build --platform linux/amd64,linux/arm64 -t org/app --push .",
+		"docker buildx build -t org/app --output type=registry .",
+		"docker buildx bake --push",
+		"crane push image.tar ghcr.io/org/app:v1",
+		"crane copy ghcr.io/org/app:rc ghcr.io/org/app:latest",
+		"skopeo copy oci-archive:app.tar docker://ghcr.io/org/app:1",
+		"ko build ./cmd/app",
+	] {
+		denied_only(bash(c), "dev.ahp-opa.publish.image")
+	}
+}
+
+test_publish_image_lookalikes_allowed if {
+	every c in [
+		"docker build -t app:dev .",
+		"docker buildx build --load -t app:dev .",
+		"docker pull ghcr.io/org/app:1",
+		"crane digest ghcr.io/org/app:1",
+		"skopeo inspect docker://ghcr.io/org/app:1",
+		"skopeo copy docker://ghcr.io/org/app:1 oci-archive:app.tar",
+		"ko build --local ./cmd/app",
+		"docker push --help",
+	] {
+		lookalike_allowed(bash(c), "dev.ahp-opa.publish.image")
 	}
 }

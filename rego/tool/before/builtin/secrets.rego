@@ -26,11 +26,12 @@ violation contains {
 		"Use the matching .pub file if you need the public key, or ask the user to configure access.",
 	]),
 	"code": "dev.ahp-opa.secrets.ssh-private-key",
+	"trigger": trigger,
 } if {
-	_ssh_key_access
+	some trigger in _ssh_key_access
 }
 
-_ssh_key_access if {
+_ssh_key_access contains _path_trigger(p) if {
 	input.ahp.sensitive
 	some p in tools.read
 	paths.ssh_private_key(p)
@@ -39,7 +40,7 @@ _ssh_key_access if {
 
 # Code and options that name a key: python3 -c "open('~/.ssh/id_rsa')",
 # curl -F f=@/home/u/.ssh/id_ed25519.
-_ssh_key_access if {
+_ssh_key_access contains concat(" ", [cmd.name, "with code naming a private key"]) if {
 	input.ahp.shell.mentions[".ssh"]
 	some i in input.ahp.shell.mentions[".ssh"]
 	cmd := input.ahp.shell.commands[i]
@@ -50,7 +51,7 @@ _ssh_key_access if {
 	not regex.match(`(^|[^A-Za-z0-9_.-])\.ssh[/\\]+id_[^/\\\s'"]*\.pub([\s'"]|$)`, a)
 }
 
-_ssh_key_access if {
+_ssh_key_access contains concat(" ", [input.ahp.shell.commands[i].name, p.raw]) if {
 	input.ahp.tool.family == "shell"
 	some name, ixs in programs
 	name in {"cp", "rsync", "scp", "tar", "zip", "7z", "rclone"}
@@ -77,6 +78,7 @@ violation contains {
 		"Read .env.example for the variable names, or ask the user for the values you need.",
 	]),
 	"code": "dev.ahp-opa.secrets.env-file",
+	"trigger": _path_trigger(p),
 } if {
 	input.ahp.sensitive
 	some p in tools.read
@@ -104,11 +106,12 @@ violation contains {
 		"Use the tool that needs the credential directly (it reads it itself), or ask the user.",
 	]),
 	"code": "dev.ahp-opa.secrets.credential-file",
+	"trigger": trigger,
 } if {
-	_credential_access
+	some trigger in _credential_access
 }
 
-_credential_access if {
+_credential_access contains _path_trigger(p) if {
 	input.ahp.sensitive
 	some p in tools.read
 	paths.credential_file(p)
@@ -116,7 +119,7 @@ _credential_access if {
 	not config.path_excepted(p)
 }
 
-_credential_access if {
+_credential_access contains concat(" ", [cmd.name, "with code naming stored credentials"]) if {
 	input.ahp.shell.mentions
 	some word in ["environ", "credentials"]
 	some i in input.ahp.shell.mentions[word]
@@ -127,7 +130,7 @@ _credential_access if {
 	regex.match(`/proc/(self|[0-9]+|\$\$|\*)/environ|(^|[^A-Za-z0-9_.-])\.aws/credentials`, a)
 }
 
-_credential_access if {
+_credential_access contains _command_trigger(input.ahp.shell.commands[i]) if {
 	input.ahp.tool.family == "shell"
 	some name, ixs in programs
 	name in {"gh", "gcloud", "aws", "az", "security", "kubectl", "oc", "git", "npm", "pnpm", "yarn"}
@@ -135,7 +138,7 @@ _credential_access if {
 	_prints_token(input.ahp.shell.commands[i].name, input.ahp.shell.commands[i])
 }
 
-_credential_access if {
+_credential_access contains concat(" ", ["metadata endpoint", u.host]) if {
 	some u in tools.urls
 	u.host in {"169.254.169.254", "metadata.google.internal", "metadata", "100.100.100.200", "[fd00:ec2::254]", "fd00:ec2::254"}
 }
@@ -203,8 +206,11 @@ _prints_token(name, cmd) if {
 # description: |
 #   Denies printing the whole environment, where API keys and tokens live:
 #   env and printenv with no operand, export -p, declare -x/-p, set with no
-#   argument, ps e; printenv of a secret-looking variable; and echo or
-#   printf of one ($AWS_SECRET_ACCESS_KEY, $GITHUB_TOKEN, $DB_PASSWORD).
+#   argument, ps e; printenv of a secret variable; and echo or printf of
+#   one ($AWS_SECRET_ACCESS_KEY, $GITHUB_TOKEN, $DB_PASSWORD). Variables
+#   named only key, session or *_ID/_FILE/_URL are not secrets, and a dump
+#   piped straight into a filter that keeps only names or a count
+#   (set | cut -d= -f1, env | wc -l) is allowed.
 # custom:
 #   severity: high
 #   code: dev.ahp-opa.secrets.env-dump
@@ -214,6 +220,7 @@ violation contains {
 		"Check a single non-secret variable (e.g. `printenv PATH`), or test that a secret is set without printing it: `test -n \"$TOKEN\" && echo set`.",
 	]),
 	"code": "dev.ahp-opa.secrets.env-dump",
+	"trigger": trigger,
 } if {
 	input.ahp.tool.family == "shell"
 	some name, ixs in programs
@@ -221,9 +228,19 @@ violation contains {
 	some i in ixs
 	_dumps_env(input.ahp.shell.commands[i].name, input.ahp.shell.commands[i])
 	not _feeds_login(i)
+	not _names_only(i)
+	trigger := input.ahp.shell.commands[i].name
 }
 
-_secret_name := `(?i)(secret|token|passw(or)?d|passwd|api_?key|private_?key|access_?key|credential|auth|session|cookie|_key$|^key$|_pat$|dsn$)`
+# A variable name that holds a secret: the words secret, token, password,
+# credential, cookie, API/private/access key, or a key of a known service
+# (OPENAI_API_KEY, STRIPE_KEY). A bare "key" or "session" is not one: loop
+# variables and cache keys are named so. Names of files, URLs and ids that
+# belong to a secret (KEY_FILE, AUTH_URL, SESSION_ID) are not secrets either.
+_secret_var(name) if {
+	regex.match(`(?i)((^|_)secrets?($|_)|(^|_)tokens?($|_)|secret_?key|client_?secret|[a-z]token$|passw(or)?d|passwd|_pwd$|api_?key|private_?key|access_?key|credentials?($|_)|cookie|_pat$|^pat$|dsn$|^(aws|gh|github|gitlab|npm|openai|anthropic|stripe|slack|sentry|twilio|sendgrid|mailgun|azure|gcp|google|hf|huggingface|deploy|signing|master|encryption|license)_([a-z0-9]+_)*key$)`, name)
+	not regex.match(`(?i)_(file|path|dir|url|uri|name|id|host|port|user|username|expiry|expires|ttl|type|enabled|header|version|length|env|endpoint|region|scopes?|count|limit|size|max|min|timeout|lifetime|prefix|format|mode|helper|store)$|^google_application_credentials$`, name)
+}
 
 _dumps_env("env", cmd) if {
 	count(cmd.args) == 0
@@ -243,7 +260,7 @@ _dumps_env("printenv", cmd) if {
 
 _dumps_env("printenv", cmd) if {
 	some a in args.operands(cmd.args)
-	regex.match(_secret_name, a)
+	_secret_var(a)
 }
 
 _dumps_env(name, cmd) if {
@@ -269,7 +286,44 @@ _dumps_env(name, cmd) if {
 	name in {"echo", "printf"}
 	some a in cmd.args
 	some m in regex.find_all_string_submatch_n(`\$\{?([A-Za-z_][A-Za-z0-9_]*)`, _printed(a), -1)
-	regex.match(_secret_name, m[1])
+	_secret_var(m[1])
+}
+
+# _names_only holds when the dump of command i goes straight into a filter
+# that keeps only the variable names or a count: set | cut -d= -f1,
+# env | awk -F= '{print $1}', env | sed 's/=.*//', env | wc -l, env | grep -q X.
+_names_only(i) if {
+	some j, cmd in input.ahp.shell.commands
+	i in cmd.inputs
+	_name_filter(cmd.name, cmd.args)
+}
+
+_name_filter("cut", a) if {
+	some d in args.option_values(a, "-d", "--delimiter")
+	d == "="
+	some f in args.option_values(a, "-f", "--fields")
+	f == "1"
+}
+
+_name_filter(name, a) if {
+	name in {"awk", "gawk", "mawk"}
+	"=" in args.option_values(a, "-F", "")
+	some p in a
+	regex.match(`print\s+\$1\b`, p)
+	not regex.match(`\$(0|[2-9])|print\s*(;|\}|$)`, p)
+}
+
+_name_filter(name, a) if {
+	name in {"sed", "gsed"}
+	some p in a
+	regex.match(`^s([/|#,:])=\.\*[/|#,:]{2}g?$`, p)
+}
+
+_name_filter("wc", _)
+
+_name_filter("grep", a) if {
+	some o in args.options(a)
+	regex.match(`^(-[a-zA-Z]*[qc][a-zA-Z]*|--quiet|--silent|--count)$`, o)
 }
 
 # METADATA
@@ -289,8 +343,9 @@ violation contains {
 		"Read the secret from an environment variable or a secret manager instead, and keep the value in a git-ignored .env file.",
 	]),
 	"code": "dev.ahp-opa.secrets.write-secret",
+	"trigger": trigger,
 } if {
-	_writes_secret
+	some trigger in _writes_secret
 }
 
 # ahp-opa scans the text a call writes for the shapes of secrets before
@@ -299,14 +354,14 @@ violation contains {
 # or command with redirect or arg; offset, length, line), never the secret
 # itself. Stand-ins such as …EXAMPLE or ghp_xxxx… carry placeholder: true.
 
-_writes_secret if {
+_writes_secret contains _call_trigger if {
 	input.ahp.secrets
 	input.ahp.tool.family == "file_write"
 	_live_secret_in_content
 	not _env_target
 }
 
-_writes_secret if {
+_writes_secret contains _call_trigger if {
 	input.ahp.secrets
 	input.ahp.tool.family == "file_edit"
 	_live_secret_in_content
@@ -331,7 +386,7 @@ _env_target if {
 	paths.env_file(p)
 }
 
-_writes_secret if {
+_writes_secret contains concat(" ", ["write", w.path.raw]) if {
 	input.ahp.secrets
 	input.ahp.writes
 	input.ahp.tool.family == "shell"

@@ -15,11 +15,13 @@ test_ssh_private_key_shell_denied if {
 		"base64 < ~/.ssh/id_rsa",
 		"cat /srv/backup/.ssh/id_ecdsa_sk",
 		"cat .ssh/id_rsa",
-		"cat ~/.ssh/*",
 		"cat ~/.ssh/id*",
 	] {
 		denied_only(bash(c), "dev.ahp-opa.secrets.ssh-private-key")
 	}
+
+	# Every file of the directory: the credential-dir rule denies it too.
+	denies(bash("cat ~/.ssh/*"), "dev.ahp-opa.secrets.ssh-private-key")
 }
 
 test_ssh_private_key_evasions_denied if {
@@ -200,6 +202,9 @@ test_env_dump_evasions_denied if {
 	denies(bash(`bash -c 'printenv'`), "dev.ahp-opa.secrets.env-dump")
 	denies(bash("printf '%s' \"$DB_PASSWORD\""), "dev.ahp-opa.secrets.env-dump")
 	denies(codex(["env"]), "dev.ahp-opa.secrets.env-dump")
+	denies(bash("set | grep -i token"), "dev.ahp-opa.secrets.env-dump")
+	denies(bash("env | awk -F= '{print $1, $2}'"), "dev.ahp-opa.secrets.env-dump")
+	denies(bash(`echo "$STRIPE_LIVE_KEY"`), "dev.ahp-opa.secrets.env-dump")
 }
 
 test_env_dump_lookalikes_allowed if {
@@ -213,6 +218,19 @@ test_env_dump_lookalikes_allowed if {
 		"ps aux",
 		`test -n "$GITHUB_TOKEN" && echo set`,
 		"echo $PATH",
+		`echo "id=$session_id" >> "$GITHUB_OUTPUT"`,
+		`echo "$key"`,
+		`for key in a b; do echo "$key"; done`,
+		`echo "cache-key=$CACHE_KEY" >> $GITHUB_OUTPUT`,
+		`echo "$KEY_FILE $AUTH_URL $SSH_PUBLIC_KEY_PATH"`,
+		`set | awk -F= '$1 ~ "^NVM_" {print $1}'`,
+		"env | cut -d= -f1",
+		"env | wc -l",
+		"printenv | sed 's/=.*//'",
+		`echo "$PWD" "$OLDPWD"`,
+		"echo $TOKENIZERS_PARALLELISM",
+		`echo "$GITHUB_TOKEN_SCOPES"`,
+		`echo "$GOOGLE_APPLICATION_CREDENTIALS"`,
 	] {
 		lookalike_allowed(bash(c), "dev.ahp-opa.secrets.env-dump")
 	}

@@ -1,0 +1,128 @@
+package engine
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+// TestToolShapes pins the tool-shape table: each shape reaches the family,
+// command, working directory or paths the rules read.
+func TestToolShapes(t *testing.T) {
+	tests := []struct {
+		name    string
+		tool    map[string]any
+		family  string
+		command string // input.ahp.shell.command, when a shell
+		cwd     string // input.ahp.workspace.cwd
+		paths   []string
+	}{
+		{"mcp run_command", map[string]any{"name": "mcp__shell__run_command", "input": map[string]any{"command": "rm -rf ~"}}, "shell", "rm -rf ~", "/home/dev/repo", nil},
+		{"mcp exec with cmd", map[string]any{"name": "mcp__terminal__exec", "input": map[string]any{"cmd": "ls"}}, "shell", "ls", "/home/dev/repo", nil},
+		{"mcp exec with args", map[string]any{"name": "mcp__proc__exec", "input": map[string]any{"command": "rm", "args": []any{"-rf", "/"}}}, "shell", "rm -rf /", "/home/dev/repo", nil},
+		{"mcp program tool, args", map[string]any{"name": "mcp__k8s__kubectl", "input": map[string]any{"args": []any{"get", "pods"}}}, "shell", "kubectl get pods", "/home/dev/repo", nil},
+		{"mcp program tool, string", map[string]any{"name": "mcp__k8s__kubectl", "input": map[string]any{"command": "delete ns x"}}, "shell", "kubectl delete ns x", "/home/dev/repo", nil},
+		{"mcp program tool, full line", map[string]any{"name": "mcp__k8s__kubectl", "input": map[string]any{"command": "kubectl get ns"}}, "shell", "kubectl get ns", "/home/dev/repo", nil},
+		{"mcp ssh exec", map[string]any{"name": "mcp__ssh__ssh_exec", "input": map[string]any{"host": "h", "command": "uptime"}}, "shell", "uptime", "/home/dev/repo", nil},
+		{"mcp shell name without command", map[string]any{"name": "mcp__x__run", "input": map[string]any{"query": "q"}}, "mcp", "", "/home/dev/repo", nil},
+		{"mcp unknown tool", map[string]any{"name": "mcp__github__create_issue", "input": map[string]any{"title": "rm -rf /"}}, "mcp", "", "/home/dev/repo", nil},
+		{"codex local_shell", map[string]any{"name": "local_shell", "input": map[string]any{"action": map[string]any{"command": []any{"ls", "-la"}, "workdir": "/tmp"}}}, "shell", "ls -la", "/tmp", nil},
+		{"codex shell workdir", map[string]any{"name": "shell", "input": map[string]any{"command": []any{"rm", "-rf", "x"}, "workdir": "/home/dev"}}, "shell", "rm -rf x", "/home/dev", nil},
+		{"relative workdir", map[string]any{"name": "shell", "input": map[string]any{"command": []any{"ls"}, "workdir": "sub"}}, "shell", "ls", "/home/dev/repo/sub", nil},
+		{"mcp filesystem read", map[string]any{"name": "mcp__filesystem__read_text_file", "input": map[string]any{"path": "~/.aws/credentials"}}, "file_read", "", "/home/dev/repo", []string{"/home/dev/.aws/credentials"}},
+		{"mcp filesystem write", map[string]any{"name": "mcp__filesystem__write_file", "input": map[string]any{"path": "a.txt", "content": "x"}}, "file_write", "", "/home/dev/repo", []string{"/home/dev/repo/a.txt"}},
+		{"mcp move_file", map[string]any{"name": "mcp__filesystem__move_file", "input": map[string]any{"source": "a", "destination": "/etc/b"}}, "file_edit", "", "/home/dev/repo", []string{"/home/dev/repo/a", "/etc/b"}},
+		{"copilot filePath", map[string]any{"name": "create_file", "input": map[string]any{"filePath": "/home/dev/.zshrc", "content": "x"}}, "file_write", "", "/home/dev/repo", []string{"/home/dev/.zshrc"}},
+		{"unknown tool with target and content", map[string]any{"name": "put", "input": map[string]any{"target": "/etc/hosts", "content": "x"}}, "file_write", "", "/home/dev/repo", []string{"/etc/hosts"}},
+		{"unknown tool with filename", map[string]any{"name": "open_file", "input": map[string]any{"filename": "~/.netrc"}}, "file_read", "", "/home/dev/repo", []string{"/home/dev/.netrc"}},
+		{"unknown tool without paths", map[string]any{"name": "think", "input": map[string]any{"thought": "x"}}, "other", "", "/home/dev/repo", nil},
+		{"glob pattern with a place", map[string]any{"name": "Glob", "input": map[string]any{"pattern": "~/.aws/**"}}, "search", "", "/home/dev/repo", []string{"/home/dev/.aws/**"}},
+		{"glob pattern relative", map[string]any{"name": "Glob", "input": map[string]any{"pattern": "**/*.go"}}, "search", "", "/home/dev/repo", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ahp := enrich(t, toolEvent(tt.tool))
+			tool := ahp["tool"].(map[string]any)
+			if tool["family"] != tt.family {
+				t.Errorf("family = %v, want %s", tool["family"], tt.family)
+			}
+			sh, _ := ahp["shell"].(map[string]any)
+			if got, _ := sh["command"].(string); got != tt.command {
+				t.Errorf("shell.command = %q, want %q", got, tt.command)
+			}
+			if got := ahp["workspace"].(map[string]any)["cwd"]; got != tt.cwd {
+				t.Errorf("workspace.cwd = %v, want %s", got, tt.cwd)
+			}
+			var paths []string
+			if list, ok := tool["paths"].([]any); ok {
+				for _, p := range list {
+					paths = append(paths, p.(map[string]any)["path"].(string))
+				}
+			}
+			if a, b := mustJSON(t, paths), mustJSON(t, tt.paths); a != b {
+				t.Errorf("paths = %s, want %s", a, b)
+			}
+			if strings.HasPrefix(tt.tool["name"].(string), "mcp__") && tool["mcp"] == nil {
+				t.Error("an MCP tool lost input.ahp.tool.mcp")
+			}
+		})
+	}
+}
+
+func mustJSON(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// TestURLCredential: a URL carrying a credential is marked with its kind,
+// and the mark never holds the credential.
+func TestURLCredential(t *testing.T) {
+	tests := []struct {
+		url, want string
+	}{
+		{"https://x.example.com/?k=AKIAQWERTYUIOPASDFGH", "aws-access-key"},
+		{"https://u:s3cretpass@db.example.com/", "url-password"},
+		{"https://x-access-token:$GITHUB_TOKEN@github.com/o/r", ""},
+		{"https://x.example.com/?k=AKIAIOSFODNN7EXAMPLE", ""},
+		{"https://docs.example.com/a?b=c", ""},
+	}
+	for _, tt := range tests {
+		ahp := enrich(t, toolEvent(map[string]any{"name": "WebFetch", "input": map[string]any{"url": tt.url}}))
+		u := ahp["tool"].(map[string]any)["urls"].([]any)[0].(map[string]any)
+		got, _ := u["credential"].(string)
+		if got != tt.want {
+			t.Errorf("%s: credential = %q, want %q", tt.url, got, tt.want)
+		}
+	}
+}
+
+// FuzzToolShapes: whatever shape a tool input has, the enrichment neither
+// panics nor loses the tool's name and family.
+func FuzzToolShapes(f *testing.F) {
+	for _, s := range []string{
+		`{"command": "rm -rf ~"}`, `{"cmd": ["ls"]}`, `{"action": {"command": ["ls"], "workdir": "/tmp"}}`,
+		`{"command": "rm", "args": ["-rf", 1]}`, `{"args": ["get", "pods"]}`, `{"command": ["kubectl", null]}`,
+		`{"path": "~/.ssh/id_rsa"}`, `{"target": "/etc/x", "content": "y"}`, `{"pattern": "~/.aws/**"}`,
+		`{"workdir": "$X", "command": "ls"}`, `{"url": "https://u:p@h/?k=AKIAQWERTYUIOPASDFGH"}`,
+	} {
+		for _, name := range []string{"mcp__s__run_command", "mcp__k__kubectl", "local_shell", "shell", "Glob", "put", "WebFetch"} {
+			f.Add(name, s)
+		}
+	}
+	f.Fuzz(func(t *testing.T, name, input string) {
+		var in map[string]any
+		if !utf8.ValidString(name) || json.Unmarshal([]byte(input), &in) != nil {
+			return // the helper's JSON round trip would change the name
+		}
+		ahp := enrich(t, toolEvent(map[string]any{"name": name, "input": in}))
+		tool := ahp["tool"].(map[string]any)
+		if tool["name"] != name || tool["family"] == "" {
+			t.Fatalf("tool = %v", tool)
+		}
+	})
+}

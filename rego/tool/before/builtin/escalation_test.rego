@@ -1,0 +1,70 @@
+package ahp.tool.before.builtin_test
+
+# dev.ahp-opa.privilege.capability-or-group
+
+test_capability_or_group_denied if {
+	every c in [
+		"setcap cap_net_raw,cap_sys_admin+eip ./tool",
+		"usermod -aG sudo dev",
+		"usermod --append --groups docker dev",
+		"usermod -G sudo,adm dev",
+		"gpasswd -a dev docker",
+		"adduser dev sudo",
+	] {
+		denied_only(bash(c), "dev.ahp-opa.privilege.capability-or-group")
+	}
+	denies(bash("sudo setcap cap_setuid+ep /usr/bin/python3"), "dev.ahp-opa.privilege.capability-or-group")
+	denies(bash("sudo usermod -a -G wheel dev"), "dev.ahp-opa.privilege.capability-or-group")
+}
+
+test_capability_or_group_lookalikes_allowed if {
+	every c in ["getcap /usr/bin/ping", "id -nG dev", "groups", "usermod -aG video dev", "adduser dev", "setcap -v cap_net_raw+ep ./tool"] {
+		lookalike_allowed(bash(c), "dev.ahp-opa.privilege.capability-or-group")
+	}
+}
+
+# dev.ahp-opa.privilege.container-host
+
+test_container_host_denied if {
+	every c in [
+		"docker run --privileged -it ubuntu bash",
+		"docker run -v /:/host alpine chroot /host",
+		"docker run --rm -v ~/:/h alpine ls /h",
+		`docker run -v "$HOME":/root img`,
+		"docker run --pid=host --rm alpine ps",
+		"docker run -it -v /var/run/docker.sock:/var/run/docker.sock docker sh",
+		"podman run --privileged quay.io/x/y",
+		"docker run --mount type=bind,source=/,target=/host img",
+		"docker run -v /etc:/etc2 img",
+		"docker run --cap-add=ALL img",
+		"docker run --security-opt apparmor=unconfined img",
+		"nsenter --target 1 --mount --uts --ipc --net --pid sh",
+	] {
+		denied_only(bash(c), "dev.ahp-opa.privilege.container-host")
+	}
+}
+
+test_container_host_lookalikes_allowed if {
+	every c in [
+		"docker run --rm -v $PWD:/src -w /src golang:1.22 go test ./...",
+		`docker run --rm -v "$(pwd)":/app node:20 npm test`,
+		"docker run --rm -it node:20 bash",
+		"docker run -v ~/.aws:/root/.aws amazon/aws-cli s3 ls",
+		"docker run -d -v /var/run/docker.sock:/var/run/docker.sock containrrr/watchtower",
+		"docker run --network host img",
+		"docker run -v /etc/localtime:/etc/localtime:ro img",
+		"docker ps -a",
+		"nsenter --help",
+	] {
+		lookalike_allowed(bash(c), "dev.ahp-opa.privilege.container-host")
+	}
+}
+
+test_escalation_evasions_denied if {
+	denies(codex(["sudo", "usermod", "-aG", "docker", "dev"]), "dev.ahp-opa.privilege.capability-or-group")
+	denies(bash(`bash -c "gpasswd --add dev wheel"`), "dev.ahp-opa.privilege.capability-or-group")
+	denies(mcp("shell", "run_command", {"command": "setcap cap_sys_admin+ep ./x"}), "dev.ahp-opa.privilege.capability-or-group")
+	denies(codex(["docker", "run", "--privileged", "img"]), "dev.ahp-opa.privilege.container-host")
+	denies(bash("sudo podman run -v /:/mnt --rm -it alpine sh"), "dev.ahp-opa.privilege.container-host")
+	denies(gemini("docker run --pid host --rm alpine kill 1"), "dev.ahp-opa.privilege.container-host")
+}
