@@ -4,22 +4,14 @@ import (
 	"context"
 	"strings"
 	"testing"
-
-	"github.com/ahp-opa/ahp-opa/bundles"
 )
 
 // builtinEngine serves the built-in library, as `serve` does without
 // --policy.
 func builtinEngine(t testing.TB) *Engine {
 	t.Helper()
-	p, err := bundles.Builtin()
-	if err != nil {
-		t.Fatal(err)
-	}
-	e := New(Options{Home: "/home/dev"})
-	if err := e.Load(context.Background(), p); err != nil {
-		t.Fatal(err)
-	}
+	e := New(Options{Home: "/home/dev", EvalTimeout: testEvalTimeout})
+	e.Activate(builtinSnapshot(t, nil, CompileOptions{}))
 	return e
 }
 
@@ -27,6 +19,7 @@ func builtinEngine(t testing.TB) *Engine {
 // enrichment and the Rego rules are proven together (the Rego tests run on
 // a recording of the enrichment).
 func TestLibraryThroughEngine(t *testing.T) {
+	t.Parallel()
 	e := builtinEngine(t)
 	tests := []struct {
 		tool  string
@@ -130,6 +123,7 @@ func contains(list []string, s string) bool {
 // TestReasonsDoNotEchoInput: a reason is fixed text, so a secret in the
 // command never reaches the agent through it.
 func TestReasonsDoNotEchoInput(t *testing.T) {
+	t.Parallel()
 	e := builtinEngine(t)
 	secret := "AKIAQWERTYUIOPASDFGH"
 	d, err := e.Decide(context.Background(), toolEvent(map[string]any{"name": "Bash", "input": cmd("echo " + secret + " > key.txt && cat ~/.ssh/id_rsa")}))
@@ -147,6 +141,7 @@ func TestReasonsDoNotEchoInput(t *testing.T) {
 }
 
 func TestExplain(t *testing.T) {
+	t.Parallel()
 	e := builtinEngine(t)
 	input, err := e.Input(toolEvent(map[string]any{"name": "Bash", "input": cmd("sudo git push -f")}))
 	if err != nil {
