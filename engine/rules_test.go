@@ -26,7 +26,7 @@ import (
 // loader does.
 func withBuiltin(t testing.TB, files map[string]string) *bundles.Policy {
 	t.Helper()
-	lib, err := builtinPolicy()
+	lib, err := bundles.Builtin()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,10 +40,6 @@ func withBuiltin(t testing.TB, files map[string]string) *bundles.Policy {
 	}
 	return p
 }
-
-// builtinPolicy parses the library once for the package; the compiler
-// copies the modules it is given, so the tests can share them.
-var builtinPolicy = sync.OnceValues(bundles.Builtin)
 
 // builtinSnapshot compiles the built-in library plus files with opts once
 // per distinct policy and options for the whole package: a compilation

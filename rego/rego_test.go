@@ -43,8 +43,9 @@ func selectModules(all map[string]*ast.Module, withTests bool) map[string]*ast.M
 }
 
 // parsedLibrary parses FS once for the package: the recorded fixtures are
-// ~700 KB of Rego, the costliest parse under -race. The compiler copies
-// the modules it is given, so the tests share them.
+// ~700 KB of Rego, the costliest parse under -race. The tests that share
+// the modules do not run in parallel: OPA's AST values sort lazily, so
+// even reading them (String, Copy) from two goroutines races.
 var parsedLibrary = sync.OnceValues(func() (map[string]*ast.Module, error) {
 	modules := map[string]*ast.Module{}
 	err := fs.WalkDir(FS, ".", func(path string, d fs.DirEntry, err error) error {
@@ -71,7 +72,6 @@ var parsedLibrary = sync.OnceValues(func() (map[string]*ast.Module, error) {
 // TestEmbedCoversAllFiles fails when a .rego file in this directory is not
 // embedded, e.g. after adding a directory without updating the go:embed line.
 func TestEmbedCoversAllFiles(t *testing.T) {
-	t.Parallel()
 	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".rego") {
 			return err
@@ -88,7 +88,6 @@ func TestEmbedCoversAllFiles(t *testing.T) {
 
 // TestRegoTests runs the library's Rego tests with OPA's tester.
 func TestRegoTests(t *testing.T) {
-	t.Parallel()
 	ch, err := tester.NewRunner().
 		SetModules(loadModules(t, true)).
 		RaiseBuiltinErrors(true).
@@ -131,7 +130,6 @@ func TestRegoTests(t *testing.T) {
 // description, custom.severity and a custom.code that fits the decision
 // contract, and that its denial object carries that code.
 func TestRulesAreAnnotated(t *testing.T) {
-	t.Parallel()
 	for code, where := range ruleCodes(t) {
 		if !codePattern.MatchString(code) || !strings.HasPrefix(code, "dev.ahp-opa.") {
 			t.Errorf("%s: custom.code %q is not a dev.ahp-opa.* reverse-DNS code", where, code)
@@ -214,7 +212,6 @@ var compiledLibrary = sync.OnceValues(func() (*ast.Compiler, error) {
 // TestEveryRuleHasThreeTests counts, for each rule code, the Rego tests
 // that name it: each rule needs denied cases, evasions and look-alikes.
 func TestEveryRuleHasThreeTests(t *testing.T) {
-	t.Parallel()
 	codes := ruleCodes(t)
 	tests := map[string]int{}
 	for _, m := range loadModules(t, true) {
