@@ -3,11 +3,14 @@ package test
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"flag"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
+	"strconv"
 	"syscall"
 	"testing"
 
@@ -31,7 +34,20 @@ var (
 const raceExitCode = 66
 
 func TestMain(m *testing.M) {
+	flag.Parse()
+	runMoreInParallel()
 	os.Exit(runMain(m))
+}
+
+// runMoreInParallel raises -test.parallel, unless given, to twice the
+// CPUs: the tests spend much of their time waiting for child processes
+// (startup, replies, exits), so two at a time left the CPUs half idle.
+func runMoreInParallel() {
+	set := false
+	flag.Visit(func(f *flag.Flag) { set = set || f.Name == "test.parallel" })
+	if !set {
+		_ = flag.Set("test.parallel", strconv.Itoa(2*runtime.GOMAXPROCS(0)))
+	}
 }
 
 func runMain(m *testing.M) int {
