@@ -17,6 +17,10 @@ import (
 	"github.com/ahp-opa/ahp-opa/internal/sharedtest"
 )
 
+// TestMain prints one line naming the tests that skipped for want of the
+// shared fixtures.
+func TestMain(m *testing.M) { os.Exit(sharedtest.Main(m)) }
+
 // fixture is one entry of fixtures/INDEX.json.
 type fixture struct {
 	File     string `json:"file"`

@@ -11,6 +11,7 @@ import (
 
 	"github.com/ahp-opa/ahp-opa/bundles"
 	"github.com/ahp-opa/ahp-opa/engine"
+	"github.com/ahp-opa/ahp-opa/internal/longtest"
 )
 
 // manyRules is a policy of n deny rules, the first one naming gen.
@@ -37,6 +38,7 @@ func liveHeap() uint64 {
 // live heap does not grow: each reload releases the previous snapshot,
 // policy and parsed modules.
 func TestReloadMemoryStable(t *testing.T) {
+	longtest.Require(t) // a soak: hundreds of reloads
 	reloads := 2000
 	if testing.Short() || raceEnabled {
 		reloads = 500

@@ -6,6 +6,7 @@ import (
 )
 
 func TestDescribeCall(t *testing.T) {
+	t.Parallel()
 	shell := func(cmd string) map[string]any {
 		ev := event("Bash", map[string]any{"command": cmd})
 		ev["session"] = map[string]any{"id": "s", "cwd": "/repo", "workspaceRoots": []any{"/repo"}}

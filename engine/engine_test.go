@@ -32,6 +32,9 @@ func policy(t testing.TB, files map[string]string) *bundles.Policy {
 
 func loaded(t testing.TB, opts Options, files map[string]string) *Engine {
 	t.Helper()
+	if opts.EvalTimeout == 0 {
+		opts.EvalTimeout = testEvalTimeout
+	}
 	e := New(opts)
 	if err := e.Load(context.Background(), policy(t, files)); err != nil {
 		t.Fatalf("Load: %v", err)
@@ -61,6 +64,7 @@ deny contains {"reason": "root package counts", "code": "com.example.root"} if i
 `
 
 func TestDecideCollectsAcrossPackages(t *testing.T) {
+	t.Parallel()
 	e := loaded(t, Options{}, map[string]string{"a.rego": teamA, "b.rego": teamB, "root.rego": rootPkg})
 	wantRules := []string{"ahp.tool.before.deny", "ahp.tool.before.team_a.deny", "ahp.tool.before.team_b.nested.deny"}
 	if got := e.Snapshot().Rules; strings.Join(got, ",") != strings.Join(wantRules, ",") {
@@ -103,6 +107,7 @@ func TestDecideCollectsAcrossPackages(t *testing.T) {
 }
 
 func TestMalformedDenyStillDenies(t *testing.T) {
+	t.Parallel()
 	e := loaded(t, Options{}, map[string]string{"m.rego": `package ahp.tool.before.m
 deny contains 42 if input.tool.name == "number"
 deny contains {"code": "com.example.x"} if input.tool.name == "no-reason"
@@ -133,6 +138,7 @@ deny contains "" if input.tool.name == "empty"
 }
 
 func TestReasonIsBounded(t *testing.T) {
+	t.Parallel()
 	e := loaded(t, Options{}, map[string]string{"l.rego": `package ahp.tool.before.l
 deny contains concat("", [s | some _ in numbers.range(1, 600); s := "é"]) if true
 `})
@@ -147,6 +153,7 @@ deny contains concat("", [s | some _ in numbers.range(1, 600); s := "é"]) if tr
 }
 
 func TestCompileRejects(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, src string
 		want      string
@@ -176,6 +183,7 @@ func TestCompileRejects(t *testing.T) {
 }
 
 func TestDecideErrors(t *testing.T) {
+	t.Parallel()
 	if _, err := New(Options{}).Decide(context.Background(), event("x", nil)); !errors.Is(err, ErrNotReady) {
 		t.Errorf("no policy: %v, want ErrNotReady", err)
 	}
@@ -199,6 +207,7 @@ deny contains "slow" if {
 }
 
 func TestIntercept(t *testing.T) {
+	t.Parallel()
 	e := loaded(t, Options{OnRuleError: RuleErrorFail}, map[string]string{"a.rego": teamA, "b.rego": teamB, "x.rego": `package ahp.tool.before.x
 deny contains "strict" if to_number(input.tool.input.n) > 1`})
 	req := func(tool string, effects ...string) *transport.InterceptRequest {
@@ -248,7 +257,8 @@ deny contains "strict" if to_number(input.tool.input.n) > 1`})
 // TestSwapUnderLoad swaps policies while requests flow: every answer comes
 // whole from one snapshot or the other, never from a mix or an error.
 func TestSwapUnderLoad(t *testing.T) {
-	e := New(Options{})
+	t.Parallel()
+	e := New(Options{EvalTimeout: testEvalTimeout})
 	versions := []*bundles.Policy{
 		policy(t, map[string]string{"p.rego": "package ahp.tool.before.p\ndeny contains \"v1\" if input.tool.name == \"x\""}),
 		policy(t, map[string]string{"p.rego": "package ahp.tool.before.p\ndeny contains \"v2\" if input.tool.name == \"x\"", "q.rego": "package ahp.tool.before.q\ndeny contains \"v2\" if input.tool.name == \"x\""}),

@@ -11,6 +11,7 @@ import (
 // TestInputAgent: input.ahp.agent names the native agent of an event that
 // came through a native hook, and is absent for any other source.
 func TestInputAgent(t *testing.T) {
+	t.Parallel()
 	for src, want := range map[string]any{
 		"urn:ahp-opa:agent:codex":  "codex",
 		"urn:ahp-opa:agent:claude": nil, // not an agent adapters knows
@@ -27,6 +28,7 @@ func TestInputAgent(t *testing.T) {
 // TestHookPathKeys: Copilot's filePath and Codex's apply_patch envelope
 // under command name the files a tool touches.
 func TestHookPathKeys(t *testing.T) {
+	t.Parallel()
 	for _, input := range []map[string]any{
 		{"filePath": "/home/dev/repo/a.go"},
 		{"command": "*** Begin Patch\n*** Update File: a.go\n@@\n-x\n+y\n*** End Patch\n"},
@@ -43,6 +45,7 @@ func TestHookPathKeys(t *testing.T) {
 // reason (redacted) and code; an evaluation error says what to run and
 // quotes nothing of the input.
 func TestHookDecider(t *testing.T) {
+	t.Parallel()
 	const policy = `package ahp.tool.before.t
 deny contains {"reason": concat(" ", ["no", input.tool.input.command]), "code": "com.example.no"} if input.tool.name == "Bash"
 deny contains "bad" if {

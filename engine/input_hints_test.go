@@ -30,6 +30,7 @@ func evalLib(t *testing.T, s *Snapshot, query string, input ast.Value) any {
 
 // The program classes of input.ahp.shell.classes are the library's lists.
 func TestClassesMatchLibraryLists(t *testing.T) {
+	t.Parallel()
 	s := builtinEngine(t).Snapshot()
 	for class, rule := range map[string]string{
 		ClassShell:       "data.ahp.lib.shell.shells",
@@ -66,6 +67,7 @@ func TestClassesMatchLibraryLists(t *testing.T) {
 // rules matches, and input.ahp.writes whenever ahp.lib.shell.writes holds
 // something: the rules that start with them are skipped otherwise.
 func TestHintsCoverThePredicates(t *testing.T) {
+	t.Parallel()
 	s := builtinEngine(t).Snapshot()
 	paths := []string{
 		"~/.ssh/id_rsa", "~/.ssh/id_ed25519.pub", "/root/.ssh/id_x", ".ssh/id_rsa", "~/.ssh/*", "/x/.ssh/*",

@@ -4,22 +4,14 @@ import (
 	"context"
 	"strings"
 	"testing"
-
-	"github.com/ahp-opa/ahp-opa/bundles"
 )
 
 // builtinEngine serves the built-in library, as `serve` does without
 // --policy.
 func builtinEngine(t testing.TB) *Engine {
 	t.Helper()
-	p, err := bundles.Builtin()
-	if err != nil {
-		t.Fatal(err)
-	}
-	e := New(Options{Home: "/home/dev"})
-	if err := e.Load(context.Background(), p); err != nil {
-		t.Fatal(err)
-	}
+	e := New(Options{Home: "/home/dev", EvalTimeout: testEvalTimeout})
+	e.Activate(builtinSnapshot(t, nil, CompileOptions{}))
 	return e
 }
 
@@ -27,6 +19,7 @@ func builtinEngine(t testing.TB) *Engine {
 // enrichment and the Rego rules are proven together (the Rego tests run on
 // a recording of the enrichment).
 func TestLibraryThroughEngine(t *testing.T) {
+	t.Parallel()
 	e := builtinEngine(t)
 	tests := []struct {
 		tool  string
@@ -131,6 +124,7 @@ func contains(list []string, s string) bool {
 // never a secret of the call: triggers name programs, paths and hosts, and
 // whatever secret shape still slips into a reason is masked.
 func TestReasonsDoNotEchoInput(t *testing.T) {
+	t.Parallel()
 	e := builtinEngine(t)
 	const aws, gh = "AKIAQWERTYUIOPASDFGH", "ghp_aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789"
 	tests := []struct {
@@ -199,6 +193,7 @@ func TestReasonsNameRuleAndTrigger(t *testing.T) {
 }
 
 func TestExplain(t *testing.T) {
+	t.Parallel()
 	e := builtinEngine(t)
 	input, err := e.Input(toolEvent(map[string]any{"name": "Bash", "input": cmd("sudo git push -f")}))
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 	"github.com/ahp-opa/ahp-opa/internal/testbuf"
 	"log/slog"
 	"maps"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -40,6 +41,46 @@ func withBuiltin(t testing.TB, files map[string]string) *bundles.Policy {
 	return p
 }
 
+// builtinSnapshot compiles the built-in library plus files with opts once
+// per distinct policy and options for the whole package: a compilation
+// costs about half a second under -race, and many cases decide on the same
+// policy. A snapshot is immutable, so engines and parallel tests share it.
+func builtinSnapshot(t testing.TB, files map[string]string, opts CompileOptions) *Snapshot {
+	t.Helper()
+	key := fmt.Sprintf("%p|%q|%q", opts.Capabilities, opts.OnRuleError, opts.Shadow)
+	for _, name := range slices.Sorted(maps.Keys(files)) {
+		key += "|" + name + "\x00" + files[name]
+	}
+	p := withBuiltin(t, files)
+	snapshots.Lock()
+	c, ok := snapshots.m[key]
+	if !ok {
+		c = &compiled{}
+		snapshots.m[key] = c
+	}
+	snapshots.Unlock()
+	c.once.Do(func() { c.s, c.err = CompileWith(context.Background(), p, opts) })
+	if c.err != nil {
+		t.Fatal(c.err)
+	}
+	return c.s
+}
+
+type compiled struct {
+	once sync.Once
+	s    *Snapshot
+	err  error
+}
+
+var snapshots = struct {
+	sync.Mutex
+	m map[string]*compiled
+}{m: map[string]*compiled{}}
+
+// testEvalTimeout bounds an evaluation in the tests that are not about the
+// deadline: far above any decision's cost under -race on a busy machine.
+const testEvalTimeout = 30 * time.Second
+
 // countRules is a RuleCounter that remembers its calls.
 type countRules struct {
 	mu             sync.Mutex
@@ -67,6 +108,7 @@ deny contains "sibling" if input.tool.input.command == "sibling"
 `
 
 func TestRuleErrorNeverRemovesAnotherDeny(t *testing.T) {
+	t.Parallel()
 	const teamError = "policy error in rules/team.rego:3 (to_number): denied by on_rule_error=deny"
 	tests := []struct {
 		mode    OnRuleError
@@ -88,10 +130,8 @@ func TestRuleErrorNeverRemovesAnotherDeny(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(fmt.Sprintf("%s/%s", tt.mode, tt.command), func(t *testing.T) {
-			e := New(Options{OnRuleError: tt.mode, Home: "/home/dev"})
-			if err := e.Load(context.Background(), withBuiltin(t, map[string]string{"rules/team.rego": teamRule})); err != nil {
-				t.Fatal(err)
-			}
+			e := New(Options{OnRuleError: tt.mode, Home: "/home/dev", EvalTimeout: testEvalTimeout})
+			e.Activate(builtinSnapshot(t, map[string]string{"rules/team.rego": teamRule}, CompileOptions{OnRuleError: tt.mode}))
 			d, err := e.Decide(context.Background(), event("Bash", map[string]any{"command": tt.command, "x": "abc"}))
 			if len(d.Errors) != 1 || d.Errors[0].Rule != "ahp.tool.before.team.deny" ||
 				d.Errors[0].Location != "rules/team.rego:3" || d.Errors[0].Builtin != "to_number" {
@@ -125,6 +165,7 @@ func TestRuleErrorNeverRemovesAnotherDeny(t *testing.T) {
 }
 
 func TestConflictErrorsAreIsolated(t *testing.T) {
+	t.Parallel()
 	tests := []struct{ name, src, builtin string }{
 		{"complete rule with two values", `package ahp.tool.before.conflict
 level = "a" if input.tool.name == "Bash"
@@ -144,7 +185,7 @@ deny contains "never" if f(true) == 3
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			e := New(Options{OnRuleError: RuleErrorIgnore, Home: "/home/dev"})
+			e := New(Options{OnRuleError: RuleErrorIgnore, Home: "/home/dev", EvalTimeout: testEvalTimeout})
 			if err := e.Load(context.Background(), withBuiltin(t, map[string]string{"conflict.rego": tt.src})); err != nil {
 				t.Fatal(err)
 			}
@@ -165,13 +206,12 @@ deny contains "never" if f(true) == 3
 // TestRuleErrorReports checks each error is counted every time, logged
 // once per rule and distinct message, with secrets masked.
 func TestRuleErrorReports(t *testing.T) {
+	t.Parallel()
 	var buf bytes.Buffer
 	counter := &countRules{}
-	e := New(Options{Counter: counter, Home: "/home/dev",
+	e := New(Options{Counter: counter, Home: "/home/dev", EvalTimeout: testEvalTimeout,
 		Logger: slog.New(slog.NewJSONHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug}))})
-	if err := e.Load(context.Background(), withBuiltin(t, map[string]string{"rules/team.rego": teamRule})); err != nil {
-		t.Fatal(err)
-	}
+	e.Activate(builtinSnapshot(t, map[string]string{"rules/team.rego": teamRule}, CompileOptions{}))
 	const token = "ghp_abcdefghijklmnopqrstuvwxyz0123456789"
 	inputs := []string{"abc", "abc", "abc", "GITHUB_TOKEN=" + token}
 	intercept := func(x string) (*transport.InterceptResult, error) {
@@ -210,6 +250,7 @@ func TestRuleErrorReports(t *testing.T) {
 }
 
 func TestErrorLogIsBounded(t *testing.T) {
+	t.Parallel()
 	var l errorLog
 	newKeys, filled := 0, 0
 	for i := range maxLoggedErrors + 10 {
@@ -234,6 +275,7 @@ func TestErrorLogIsBounded(t *testing.T) {
 }
 
 func TestShadowNeverAnswersAlwaysRecords(t *testing.T) {
+	t.Parallel()
 	shadowPkg := `# METADATA
 # custom:
 #   mode: shadow
@@ -283,11 +325,8 @@ deny contains {"code": "com.example.small", "reason": "too big"} if {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			counter := &countRules{}
-			e := New(Options{Shadow: tt.shadow, Counter: counter, Home: "/home/dev"})
-			p := withBuiltin(t, map[string]string{"trial.rego": shadowPkg, "team.rego": shadowRule})
-			if err := e.Load(context.Background(), p); err != nil {
-				t.Fatal(err)
-			}
+			e := New(Options{Shadow: tt.shadow, Counter: counter, Home: "/home/dev", EvalTimeout: testEvalTimeout})
+			e.Activate(builtinSnapshot(t, map[string]string{"trial.rego": shadowPkg, "team.rego": shadowRule}, CompileOptions{Shadow: tt.shadow}))
 			in := map[string]any{"command": tt.command}
 			if tt.x != nil {
 				in["x"] = tt.x
@@ -333,6 +372,7 @@ deny contains {"code": "com.example.small", "reason": "too big"} if {
 }
 
 func TestShadowIDsAreChecked(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name   string
 		shadow []string
@@ -365,6 +405,7 @@ deny contains "no code" if input.tool.name == "x"
 }
 
 func TestEffectCapsListedMatches(t *testing.T) {
+	t.Parallel()
 	e := loaded(t, Options{OnRuleError: RuleErrorDeny}, map[string]string{"many.rego": `package ahp.tool.before.many
 deny contains sprintf("reason %03d", [i]) if some i in numbers.range(1, 40)
 `})
@@ -389,6 +430,7 @@ deny contains sprintf("reason %03d", [i]) if some i in numbers.range(1, 40)
 }
 
 func TestParseOnRuleError(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]OnRuleError{"": RuleErrorDeny, "deny": RuleErrorDeny, "ignore": RuleErrorIgnore, "error": RuleErrorFail} {
 		if got, err := ParseOnRuleError(in); err != nil || got != want {
 			t.Errorf("ParseOnRuleError(%q) = %q, %v; want %q", in, got, err, want)
@@ -400,6 +442,7 @@ func TestParseOnRuleError(t *testing.T) {
 }
 
 func TestExplainShowsShadowAndErrors(t *testing.T) {
+	t.Parallel()
 	s, err := CompileWith(context.Background(), withBuiltin(t, map[string]string{"rules/team.rego": teamRule}),
 		CompileOptions{Shadow: []string{"dev.ahp-opa.git.force-push"}, OnRuleError: RuleErrorFail})
 	if err != nil {
@@ -433,15 +476,12 @@ func TestExplainShowsShadowAndErrors(t *testing.T) {
 // TestRuleErrorsConcurrently decides failing events from many goroutines:
 // every error is counted, the log line is written once.
 func TestRuleErrorsConcurrently(t *testing.T) {
+	t.Parallel()
 	var buf testbuf.Buffer
 	counter := &countRules{}
-	// A deadline far above the failing path's cost even under -race on a
-	// busy machine: this test is about counting, not speed.
-	e := New(Options{Counter: counter, Home: "/home/dev", EvalTimeout: 30 * time.Second,
+	e := New(Options{Counter: counter, Home: "/home/dev", EvalTimeout: testEvalTimeout,
 		Logger: slog.New(slog.NewJSONHandler(&buf, nil))})
-	if err := e.Load(context.Background(), withBuiltin(t, map[string]string{"rules/team.rego": teamRule})); err != nil {
-		t.Fatal(err)
-	}
+	e.Activate(builtinSnapshot(t, map[string]string{"rules/team.rego": teamRule}, CompileOptions{}))
 	const workers, each = 4, 10
 	var wg sync.WaitGroup
 	for range workers {
@@ -468,6 +508,7 @@ func TestRuleErrorsConcurrently(t *testing.T) {
 
 // TestRuleErrorDenyOnTheWire pins the deny effect on_rule_error=deny sends.
 func TestRuleErrorDenyOnTheWire(t *testing.T) {
+	t.Parallel()
 	e := loaded(t, Options{}, map[string]string{"rules/team.rego": teamRule})
 	req := &transport.InterceptRequest{ID: transport.StringID("e1"), Effects: []string{"deny"},
 		Event: transport.Event{ID: "e1", Object: event("Bash", map[string]any{"command": "ls", "x": "sk-live-abcdefghijklmnop1234"})}}

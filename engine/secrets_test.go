@@ -8,7 +8,6 @@ import (
 
 	"github.com/open-policy-agent/opa/v1/ast"
 
-	"github.com/ahp-opa/ahp-opa/bundles"
 	"github.com/ahp-opa/ahp-opa/transport"
 )
 
@@ -22,6 +21,7 @@ func bigText(n int) string {
 // and the built-in library together: a secret is found wherever it sits,
 // in every field and tool shape that carries written text.
 func TestWriteSecretInLargeContent(t *testing.T) {
+	t.Parallel()
 	e := builtinEngine(t)
 	const (
 		key  = "AKIAQWERTYUIOPASDFGH"
@@ -71,6 +71,7 @@ func TestWriteSecretInLargeContent(t *testing.T) {
 // TestSecretsNeverHoldTheSecret: input.ahp.secrets says kind and place,
 // and no value of it is a piece of the secret.
 func TestSecretsNeverHoldTheSecret(t *testing.T) {
+	t.Parallel()
 	const key = "ghp_abcdefghijklmnopqrstuvwxyz0123456789"
 	for _, input := range []map[string]any{
 		{"name": "Write", "input": map[string]any{"file_path": "a", "content": "line\nt = '" + key + "'"}},
@@ -95,6 +96,7 @@ func TestSecretsNeverHoldTheSecret(t *testing.T) {
 // TestContentKeysMatchLibrary: the fields scanned for secrets are the
 // library's tools._content_keys.
 func TestContentKeysMatchLibrary(t *testing.T) {
+	t.Parallel()
 	s := builtinEngine(t).Snapshot()
 	var lib []string
 	for _, x := range evalLib(t, s, "data.ahp.lib.tools._content_keys", nil).([]any) {
@@ -108,14 +110,9 @@ func TestContentKeysMatchLibrary(t *testing.T) {
 // TestTooLargeIsDenied: a request over MaxInputBytes is not evaluated and
 // gets a deny that says why; one at the limit is decided by the policy.
 func TestTooLargeIsDenied(t *testing.T) {
-	p, err := bundles.Builtin()
-	if err != nil {
-		t.Fatal(err)
-	}
-	e := New(Options{Home: "/home/dev", MaxInputBytes: 2048})
-	if err := e.Load(context.Background(), p); err != nil {
-		t.Fatal(err)
-	}
+	t.Parallel()
+	e := New(Options{Home: "/home/dev", MaxInputBytes: 2048, EvalTimeout: testEvalTimeout})
+	e.Activate(builtinSnapshot(t, nil, CompileOptions{}))
 	ev := toolEvent(map[string]any{"name": "Bash", "input": cmd("ls")})
 	req := func(size int, effects ...string) *transport.InterceptRequest {
 		return &transport.InterceptRequest{ID: transport.StringID("e1"), Event: transport.Event{ID: "e1", Object: ev}, Effects: effects, Size: size}
@@ -141,6 +138,7 @@ func TestTooLargeIsDenied(t *testing.T) {
 // TestSecretsPlaceholdersCannotCrowdOut: stand-ins past the limit in one
 // field do not hide a live token in another.
 func TestSecretsPlaceholdersCannotCrowdOut(t *testing.T) {
+	t.Parallel()
 	stand := strings.Repeat("echo ghp_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx; ", 100)
 	d, err := builtinEngine(t).Decide(context.Background(), toolEvent(map[string]any{"name": "Bash",
 		"input": cmd(stand + "cat > t.txt <<EOF\nAKIAQWERTYUIOPASDFGH\nEOF")}))

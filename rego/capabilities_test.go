@@ -14,6 +14,7 @@ import (
 // http.send or net.*: they compile with the capabilities the engine serves
 // with, which lack them.
 func TestLibraryCompilesWithoutNetworkBuiltins(t *testing.T) {
+	t.Parallel()
 	caps := engine.DefaultCapabilities()
 
 	// The capabilities must reject a module that does use them.

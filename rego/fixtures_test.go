@@ -38,6 +38,7 @@ const (
 // TestFixturesUpToDate fails when a Rego test uses an event whose
 // enrichment is not recorded, or was recorded by an older parser.
 func TestFixturesUpToDate(t *testing.T) {
+	t.Parallel()
 	got := generateFixtures(t)
 	if *update {
 		if err := os.WriteFile(fixturesPath, got, 0o644); err != nil {

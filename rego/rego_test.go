@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/open-policy-agent/opa/v1/ast"
@@ -16,16 +17,40 @@ import (
 // codePattern is the decision contract's pattern for a deny code.
 var codePattern = regexp.MustCompile(`^(?:[A-Za-z][A-Za-z0-9_-]*\.)+[A-Za-z][A-Za-z0-9_-]*$`)
 
-// loadModules parses the .rego files of FS, with or without the test files.
+// loadModules returns the parsed .rego files of FS, with or without the
+// test files.
 func loadModules(t *testing.T, withTests bool) map[string]*ast.Module {
 	t.Helper()
+	all, err := parsedLibrary()
+	if err != nil {
+		t.Fatalf("loading embedded library: %v", err)
+	}
+	modules := selectModules(all, withTests)
+	if len(modules) == 0 {
+		t.Fatal("embedded library has no .rego files")
+	}
+	return modules
+}
+
+func selectModules(all map[string]*ast.Module, withTests bool) map[string]*ast.Module {
+	modules := map[string]*ast.Module{}
+	for path, m := range all {
+		if withTests || !strings.HasSuffix(path, "_test.rego") {
+			modules[path] = m
+		}
+	}
+	return modules
+}
+
+// parsedLibrary parses FS once for the package: the recorded fixtures are
+// ~700 KB of Rego, the costliest parse under -race. The tests that share
+// the modules do not run in parallel: OPA's AST values sort lazily, so
+// even reading them (String, Copy) from two goroutines races.
+var parsedLibrary = sync.OnceValues(func() (map[string]*ast.Module, error) {
 	modules := map[string]*ast.Module{}
 	err := fs.WalkDir(FS, ".", func(path string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".rego") {
 			return err
-		}
-		if !withTests && strings.HasSuffix(path, "_test.rego") {
-			return nil
 		}
 		src, err := fs.ReadFile(FS, path)
 		if err != nil {
@@ -41,14 +66,8 @@ func loadModules(t *testing.T, withTests bool) map[string]*ast.Module {
 		modules[path] = m
 		return nil
 	})
-	if err != nil {
-		t.Fatalf("loading embedded library: %v", err)
-	}
-	if len(modules) == 0 {
-		t.Fatal("embedded library has no .rego files")
-	}
-	return modules
-}
+	return modules, err
+})
 
 // TestEmbedCoversAllFiles fails when a .rego file in this directory is not
 // embedded, e.g. after adding a directory without updating the go:embed line.
@@ -122,9 +141,9 @@ func TestRulesAreAnnotated(t *testing.T) {
 // failing the test for a rule that is not annotated properly.
 func ruleCodes(t *testing.T) map[string]string {
 	t.Helper()
-	c := ast.NewCompiler()
-	if c.Compile(loadModules(t, false)); c.Failed() {
-		t.Fatal(c.Errors)
+	c, err := compiledLibrary()
+	if err != nil {
+		t.Fatal(err)
 	}
 	annotations := c.GetAnnotationSet()
 	severities := map[string]bool{"low": true, "medium": true, "high": true, "critical": true}
@@ -175,6 +194,20 @@ func ruleCodes(t *testing.T) map[string]string {
 	}
 	return codes
 }
+
+// compiledLibrary compiles the library without its tests once for the
+// package; the tests only read the compiler.
+var compiledLibrary = sync.OnceValues(func() (*ast.Compiler, error) {
+	all, err := parsedLibrary()
+	if err != nil {
+		return nil, err
+	}
+	c := ast.NewCompiler()
+	if c.Compile(selectModules(all, false)); c.Failed() {
+		return nil, c.Errors
+	}
+	return c, nil
+})
 
 // TestEveryRuleHasThreeTests counts, for each rule code, the Rego tests
 // that name it: each rule needs denied cases, evasions and look-alikes.

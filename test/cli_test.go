@@ -61,6 +61,7 @@ func checkDangerPolicy(t *testing.T, p *proc) {
 // TestPolicyFlag serves a policy given with --policy, as a file and as a
 // directory.
 func TestPolicyFlag(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	file := writeFile(t, dir, "danger.rego", dangerPolicy)
 	t.Run("file", func(t *testing.T) {
@@ -84,6 +85,7 @@ func TestPolicyFlag(t *testing.T) {
 // TestBadStartup: a broken policy or configuration stops the process with
 // a non-zero status, a message on stderr and nothing on stdout (B-STDIO-2).
 func TestBadStartup(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	cases := []struct {
 		name string
@@ -136,6 +138,7 @@ func compactReply(t *testing.T, out string) *reply {
 // TestEval: eval prints the response for an event or a request file and
 // exits 0 for a result, 1 for an error response or bad input.
 func TestEval(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	policy := writeFile(t, dir, "danger.rego", dangerPolicy)
 	eventFile := writeFile(t, dir, "event.json", encode(toolEvent("evt-e1", "git push --force")))
@@ -222,6 +225,7 @@ func TestEval(t *testing.T) {
 
 // TestVersion: version names the protocol version and exits 0.
 func TestVersion(t *testing.T) {
+	t.Parallel()
 	res := runOnce(t, "", "version")
 	out := strings.Join(res.lines, "\n")
 	if res.status != 0 {

@@ -71,6 +71,7 @@ func loadIndex(tb testing.TB) []fixture {
 // reply against the response-role and error-role fixtures: the valid ones
 // pass, the ones a backend must never emit fail.
 func TestSchemaValidatorOnResponseFixtures(t *testing.T) {
+	t.Parallel()
 	fixtures := loadIndex(t)
 	s, err := loadSchemas()
 	if err != nil {
@@ -142,6 +143,7 @@ func TestSchemaValidatorOnResponseFixtures(t *testing.T) {
 // TestRequestBuildersMatchSchema makes sure the messages the other tests
 // build are valid at the seed revision, so a rejection is the backend's.
 func TestRequestBuildersMatchSchema(t *testing.T) {
+	t.Parallel()
 	requireShared(t)
 	s, err := loadSchemas()
 	if err != nil {
@@ -336,6 +338,7 @@ func advertisedBy(t *testing.T, f fixture) []string {
 //     most one line per message and exit status 0 (B-STDIO-3/4); its
 //     replies must equal the persistent ones (B-DUP-1).
 func TestConformanceFixtures(t *testing.T) {
+	t.Parallel()
 	var fixtures []fixture
 	for _, f := range loadIndex(t) {
 		if f.Role == "request" || f.Role == "notification" {

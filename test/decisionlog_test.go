@@ -14,6 +14,7 @@ import (
 // TestDecisionLogsShipped: with decision_logs naming a service, decisions
 // reach an OPA-compatible decision-log endpoint (gzip JSON array at /logs).
 func TestDecisionLogsShipped(t *testing.T) {
+	t.Parallel()
 	var mu sync.Mutex
 	var events []map[string]any
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -135,6 +135,7 @@ func errorCases() []errCase {
 // checks the code, the id and the data hints. Every reply is also checked
 // against the wire contract and the schemas.
 func TestErrorPaths(t *testing.T) {
+	t.Parallel()
 	p := startSerial(t)
 	for _, c := range errorCases() {
 		t.Run(c.name, func(t *testing.T) {
@@ -164,6 +165,7 @@ func TestErrorPaths(t *testing.T) {
 // fresh process, the per_event lifecycle: one line, the same error, exit 0
 // (B-STDIO-3/4).
 func TestErrorPathsPerEvent(t *testing.T) {
+	t.Parallel()
 	seen := map[int64]bool{}
 	for _, c := range errorCases() {
 		if seen[c.codes[0]] {
@@ -192,6 +194,7 @@ func TestErrorPathsPerEvent(t *testing.T) {
 // taken from the request (B-ERR-2, B-EFF-6), and info-level logs do not
 // record tool input (B-SEC-2).
 func TestErrorsDoNotEchoInput(t *testing.T) {
+	t.Parallel()
 	const secret = "SECRET-7f3a9c"
 	req := func(id string) map[string]any { return denyRequest(id, "git status") }
 	lines := []string{

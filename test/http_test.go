@@ -196,6 +196,7 @@ func hsDo(t *testing.T, c *http.Client, method, url, token, contentType, body st
 // with the built-in policy, and checks JSON-RPC bodies against the wire
 // contract and the shared schemas.
 func TestHTTPServe(t *testing.T) {
+	t.Parallel()
 	hs := startHTTPServe(t, []string{"AHP_OPA_TOKEN=" + hsToken}, "--max-body-bytes", "4096")
 	c := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	defer c.CloseIdleConnections()
@@ -327,6 +328,7 @@ func challenge(t *testing.T, r hsReply) {
 
 // TestHTTPServeTokenFile: the token can come from a file instead.
 func TestHTTPServeTokenFile(t *testing.T) {
+	t.Parallel()
 	file := filepath.Join(t.TempDir(), "token")
 	if err := os.WriteFile(file, []byte(hsToken+"\n"), 0o600); err != nil {
 		t.Fatal(err)
@@ -345,6 +347,7 @@ func TestHTTPServeTokenFile(t *testing.T) {
 // TestHTTPServeRefusesOpenAddressWithoutToken: a non-loopback bind needs a
 // token or an explicit, loudly logged opt-out.
 func TestHTTPServeRefusesOpenAddressWithoutToken(t *testing.T) {
+	t.Parallel()
 	cmd := exec.Command(binPath, "serve", "--http", "0.0.0.0:0")
 	cmd.Env = childEnv()
 	out, err := cmd.CombinedOutput()
@@ -369,6 +372,7 @@ func TestHTTPServeRefusesOpenAddressWithoutToken(t *testing.T) {
 // once the handler has accepted the headers and starts reading the body,
 // so the request is provably in flight when the signal is sent.
 func TestHTTPServeGracefulShutdown(t *testing.T) {
+	t.Parallel()
 	hs := startHTTPServe(t, []string{"AHP_OPA_TOKEN=" + hsToken})
 	conn, err := net.Dial("tcp", strings.TrimPrefix(hs.base, "http://"))
 	if err != nil {
@@ -411,6 +415,7 @@ func TestHTTPServeGracefulShutdown(t *testing.T) {
 // TestHTTPServeWithStdio: one process serves both bindings from one
 // engine; closing stdin ends it, HTTP included.
 func TestHTTPServeWithStdio(t *testing.T) {
+	t.Parallel()
 	hs := startHTTPServe(t, []string{"AHP_OPA_TOKEN=" + hsToken}, "--stdio")
 	fmt.Fprintln(hs.stdin, interceptLine("s1", "rm -rf /"))
 	line, err := hs.stdout.ReadString('\n')
@@ -445,6 +450,7 @@ func TestHTTPServeWithStdio(t *testing.T) {
 // TestHTTPServeTLS: HTTPS with --tls-cert/--tls-key, and a rotated
 // certificate served without a restart.
 func TestHTTPServeTLS(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	certFile, keyFile := filepath.Join(dir, "tls.crt"), filepath.Join(dir, "tls.key")
 	cert1, key1, x1 := hsCert(t, 1)

@@ -25,6 +25,7 @@ const tooLargeCode = "dev.ahp-opa.input.too-large"
 // fail-open harness enforces, not a transport error); past the framing
 // limit stdio answers -32600 with the request's id and HTTP 413.
 func TestInputLimits(t *testing.T) {
+	t.Parallel()
 	const (
 		input   = 64 << 10
 		framing = 256 << 10
@@ -93,6 +94,7 @@ func checkLimitReply(t *testing.T, r *reply, want string) {
 // TestDefaultLimitsAgree: with the defaults, a 3 MiB Write is decided and a
 // 5 MiB one denied as too large, on both transports alike.
 func TestDefaultLimitsAgree(t *testing.T) {
+	t.Parallel()
 	p := startSerial(t)
 	hs := startHTTPServe(t, []string{"AHP_OPA_TOKEN=" + hsToken})
 	c := &http.Client{}

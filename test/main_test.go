@@ -1,10 +1,17 @@
 package test
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
+	"flag"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
+	"strconv"
+	"syscall"
 	"testing"
 
 	"github.com/ahp-opa/ahp-opa/internal/sharedtest"
@@ -27,7 +34,20 @@ var (
 const raceExitCode = 66
 
 func TestMain(m *testing.M) {
+	flag.Parse()
+	runMoreInParallel()
 	os.Exit(runMain(m))
+}
+
+// runMoreInParallel raises -test.parallel, unless given, to twice the
+// CPUs: the tests spend much of their time waiting for child processes
+// (startup, replies, exits), so two at a time left the CPUs half idle.
+func runMoreInParallel() {
+	set := false
+	flag.Visit(func(f *flag.Flag) { set = set || f.Name == "test.parallel" })
+	if !set {
+		_ = flag.Set("test.parallel", strconv.Itoa(2*runtime.GOMAXPROCS(0)))
+	}
 }
 
 func runMain(m *testing.M) int {
@@ -46,20 +66,97 @@ func runMain(m *testing.M) int {
 		}
 		return runWithShared(m)
 	}
-	binPath = filepath.Join(tmp, "ahp-opa")
-	args := []string{"build", "-o", binPath}
+	binPath, err = buildBinary(tmp)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "test:", err)
+		return 1
+	}
+	return runWithShared(m)
+}
+
+// buildBinary builds cmd/ahp-opa (with -race when the tests run with it)
+// and returns a private copy in dir.
+//
+// The build goes to a cache folder first: go build does not relink a
+// target that is already up to date, which saves a race-enabled link
+// (seconds of CPU) on every run but the first after a change. A lock keeps
+// concurrent runs of this checkout from writing it at once, and the copy
+// keeps a later rebuild from changing the binary under this run.
+func buildBinary(dir string) (string, error) {
+	name := "ahp-opa"
+	args := []string{"build"}
 	if raceEnabled {
+		name += "-race"
 		args = append(args, "-race")
 	}
-	args = append(args, "./cmd/ahp-opa")
+	bin := filepath.Join(dir, name)
+	target := bin
+	if cache, err := binCache(); err == nil {
+		unlock, err := lockDir(cache)
+		if err != nil {
+			return "", err
+		}
+		defer unlock()
+		target = filepath.Join(cache, name)
+	}
+	args = append(args, "-o", target, "./cmd/ahp-opa")
 	build := exec.Command("go", args...)
 	build.Dir = ".." // the module root
 	if out, err := build.CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "test: go %v: %v\n%s", args, err, out)
-		return 1
+		return "", fmt.Errorf("go %v: %w\n%s", args, err, out)
 	}
+	if target != bin {
+		if err := copyFile(bin, target); err != nil {
+			return "", err
+		}
+	}
+	return bin, nil
+}
 
-	return runWithShared(m)
+// binCache is this checkout's folder for the built binary, under the
+// user's cache directory.
+func binCache() (string, error) {
+	root, err := filepath.Abs("..")
+	if err != nil {
+		return "", err
+	}
+	base, err := os.UserCacheDir()
+	if err != nil {
+		return "", err
+	}
+	sum := sha256.Sum256([]byte(root))
+	dir := filepath.Join(base, "ahp-opa-test", hex.EncodeToString(sum[:8]))
+	return dir, os.MkdirAll(dir, 0o755)
+}
+
+// lockDir takes an exclusive lock on dir's lock file until unlock.
+func lockDir(dir string) (unlock func(), err error) {
+	f, err := os.OpenFile(filepath.Join(dir, "lock"), os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("locking %s: %w", f.Name(), err)
+	}
+	return func() { f.Close() }, nil // closing releases the lock
+}
+
+func copyFile(dst, src string) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.OpenFile(dst, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o755)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
 }
 
 func runWithShared(m *testing.M) int {

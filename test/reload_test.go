@@ -91,6 +91,7 @@ func reloadPut(t *testing.T, path, content string) {
 // TestReloadServe edits, breaks, extends and prunes the policy directory of
 // a running `serve --stdio`.
 func TestReloadServe(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	main := filepath.Join(dir, "main.rego")
 	reloadPut(t, main, reloadRule("m", "Zap", "v1"))
@@ -139,6 +140,7 @@ func TestReloadServe(t *testing.T) {
 // TestReloadStartupRefusals: a policy that cannot be served stops the
 // process at startup with a clear message.
 func TestReloadStartupRefusals(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	failing := filepath.Join(dir, "failing")
 	reloadPut(t, filepath.Join(failing, "p.rego"), reloadRule("p", "Zap", "no"))
@@ -228,6 +230,7 @@ func (s *reloadServer) publish(t *testing.T, revision, module string) {
 // starts without a policy, answers -32003 until the bundle arrives, then
 // follows its updates and keeps the last one through an outage.
 func TestReloadRemoteBundle(t *testing.T) {
+	t.Parallel()
 	srv := &reloadServer{}
 	hs := httptest.NewServer(srv)
 	t.Cleanup(hs.Close)

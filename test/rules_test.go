@@ -19,6 +19,7 @@ deny contains "command is a large number" if to_number(input.tool.input.command)
 // shadowed denies are recorded and not answered, and the token in the
 // failing input reaches neither the debug log nor the audit log.
 func TestRuleErrorIsolation(t *testing.T) {
+	t.Parallel()
 	const token = "ghp_abcdefghijklmnopqrstuvwxyz0123456789"
 	forcePush := "GITHUB_TOKEN=" + token + " git push --force origin main"
 	dir := t.TempDir()

@@ -16,6 +16,7 @@ import (
 // directory by mistake) used to rename the directory away; now it, and
 // every other non-log, is refused at startup and left as it was.
 func TestServeRefusesAuditLogThatIsNotOne(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name  string
 		setup func(t *testing.T, dir string) string
@@ -58,6 +59,7 @@ func TestServeRefusesAuditLogThatIsNotOne(t *testing.T) {
 // SIGPIPE nor changes its answers; the loss is logged and shown on
 // /healthz. With audit.required the decision becomes -32003.
 func TestServeAuditStdoutClosed(t *testing.T) {
+	t.Parallel()
 	for _, required := range []bool{false, true} {
 		name := "default"
 		var env []string
@@ -101,6 +103,7 @@ func TestServeAuditStdoutClosed(t *testing.T) {
 // TestServeRefusesAuditStdoutWithStdio: with --stdio, stdout carries the
 // protocol; audit records there would corrupt it.
 func TestServeRefusesAuditStdoutWithStdio(t *testing.T) {
+	t.Parallel()
 	cmd := exec.Command(binPath, "serve", "--stdio", "--audit-log", "-")
 	cmd.Env = childEnv()
 	out, err := cmd.CombinedOutput()

@@ -20,6 +20,7 @@ func sessionEvent(id, callID, command string) map[string]any {
 // stdio: reading .env is allowed, and the upload that follows in the same
 // session is denied; another session is unaffected.
 func TestSessionFactsEndToEnd(t *testing.T) {
+	t.Parallel()
 	p := startSerial(t, "--policy", filepath.Join("..", "examples", "session"))
 	defer p.stop(t)
 
@@ -58,6 +59,7 @@ func TestSessionFactsEndToEnd(t *testing.T) {
 // reports as executed is recorded as an anomaly in the audit log, and a
 // retried observation is recorded once.
 func TestAuditAnomalyEndToEnd(t *testing.T) {
+	t.Parallel()
 	logPath := filepath.Join(t.TempDir(), "audit.jsonl")
 	p := startSerial(t, "--audit-log", logPath)
 	r := p.roundTrip(t, encode(interceptMsg("d1", sessionEvent("d1", "call-d1", "git push --force origin main"), "deny")))

@@ -16,6 +16,7 @@ import (
 // output, valid or not (B-RPC-4, B-OBS-1, B-OBS-3, B-OBS-4), and blank
 // lines are ignored (B-STDIO-5).
 func TestNotificationsGetNoOutput(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name string
 		line string
@@ -82,6 +83,7 @@ func TestNotificationsGetNoOutput(t *testing.T) {
 // commands with one well-formed deny and leaves harmless ones alone
 // (B-INT-1, B-EFF-1, B-EFF-3, B-EFF-5, B-VER-3).
 func TestBuiltinDecisions(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		command string
 		deny    bool
@@ -121,6 +123,7 @@ func TestBuiltinDecisions(t *testing.T) {
 // fields are ignored (B-RPC-6), deny may be advertised next to effects the
 // backend does not use, native/extensions are not required (B-INT-3).
 func TestLenientShapes(t *testing.T) {
+	t.Parallel()
 	extra := func(msg map[string]any) map[string]any {
 		with(msg, "extraTopLevel", true)
 		with(msg, "params.state", map[string]any{"permission": "ask", "flow": map[string]any{}})
@@ -186,6 +189,7 @@ func advertisedOf(msg map[string]any) []string {
 
 // TestIDEcho: ids are echoed exactly, large integers included (B-RPC-3).
 func TestIDEcho(t *testing.T) {
+	t.Parallel()
 	ids := []any{
 		json.Number("0"),
 		json.Number("-7"),
@@ -223,6 +227,7 @@ func TestIDEcho(t *testing.T) {
 // TestDuplicateDelivery: a retried request (same id, same event) gets a
 // semantically equal result, in the same process and in a new one (B-DUP-1).
 func TestDuplicateDelivery(t *testing.T) {
+	t.Parallel()
 	p := startServe(t)
 	for _, cmd := range []string{"git push --force", "git status"} {
 		t.Run(cmd, func(t *testing.T) {
@@ -319,6 +324,7 @@ func checkPipelined(t *testing.T, replies []*reply, want map[string]string, null
 // gets exactly one complete reply line, correlated by id (B-STDIO-1,
 // B-STDIO-3 persistent, B-RPC-3).
 func TestPipelining(t *testing.T) {
+	t.Parallel()
 	for _, conc := range []string{"", "--concurrency=1", "--concurrency=8"} {
 		name := conc
 		if name == "" {
@@ -360,6 +366,7 @@ func TestPipelining(t *testing.T) {
 // TestEOFAnswersInFlight: requests written just before stdin closes are
 // all answered before the process exits with status 0 (B-STDIO-3).
 func TestEOFAnswersInFlight(t *testing.T) {
+	t.Parallel()
 	p := startServe(t)
 	lines, want, nulls := pipelineMix(120)
 	p.send(t, lines...)
@@ -377,6 +384,7 @@ func TestEOFAnswersInFlight(t *testing.T) {
 // TestPerEvent runs the per_event lifecycle: a fresh process, one message,
 // stdin closed. At most one line, exit status 0 (B-STDIO-3, B-STDIO-4).
 func TestPerEvent(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name  string
 		input string
@@ -438,6 +446,7 @@ func TestPerEvent(t *testing.T) {
 // format): stdout still carries nothing but one response per line for each
 // request, and the logs went to stderr (B-STDIO-1, B-STDIO-2).
 func TestStdoutDiscipline(t *testing.T) {
+	t.Parallel()
 	variants := []struct {
 		name string
 		env  []string
@@ -493,6 +502,7 @@ func TestStdoutDiscipline(t *testing.T) {
 // TestSignals: SIGTERM or SIGINT ends the process cleanly (status 0), with
 // requests in flight or idle; whatever was written is complete and valid.
 func TestSignals(t *testing.T) {
+	t.Parallel()
 	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT} {
 		t.Run(sig.String()+"/in flight", func(t *testing.T) {
 			if sig != syscall.SIGTERM {
@@ -541,6 +551,7 @@ func TestSignals(t *testing.T) {
 // TestOversizedLine: a line over --max-message-bytes is refused with an
 // id-null error and the backend keeps serving.
 func TestOversizedLine(t *testing.T) {
+	t.Parallel()
 	p := startSerial(t, "--max-message-bytes", "1024")
 	// The id is read from the line's beginning, so the harness knows
 	// which call failed.

@@ -3,8 +3,9 @@
 // conformance fixtures and schemas, and the native-hook adapter fixtures.
 //
 // Where the material is absent (a fresh clone elsewhere) the tests that need
-// it skip with one line naming where it was looked for; AHP_REQUIRE_SHARED=1,
-// which CI sets, makes that a failure instead.
+// it skip, and Main prints one line naming them, where it looked and how to
+// run them; AHP_REQUIRE_SHARED=1, which CI sets, makes that a failure
+// instead.
 package sharedtest
 
 import (
@@ -78,14 +79,50 @@ var skipped struct {
 }
 
 // Main runs the package's tests (call it from TestMain) and then, when some
-// skipped because the shared material is absent, prints one line on stderr
-// naming them and how to run them, so a skip is never silent without -v.
+// skipped because the shared material is absent, prints one line naming
+// them and how to run them, so that a skip is never silent, -v or not.
 func Main(m *testing.M) int {
 	code := m.Run()
 	if line := SkipSummary(); line != "" {
-		fmt.Fprintln(os.Stderr, line)
+		notice(line)
 	}
 	return code
+}
+
+// notice prints line where the person running the tests sees it. go test
+// shows a passing package's output only with -v (or -json), so without it
+// the line goes to the go command's own standard error when that is a
+// terminal or a pipe; otherwise, and with -v, to the test's.
+func notice(line string) {
+	if !testing.Verbose() {
+		if w := goCommandStderr(); w != nil {
+			fmt.Fprintln(w, line)
+			w.Close()
+			return
+		}
+	}
+	fmt.Fprintln(os.Stderr, line)
+}
+
+// goCommandStderr opens the standard error of the go command running this
+// test binary, or returns nil: when the parent is not `go` (a binary run
+// by hand, whose own stderr is seen), off Linux, or when that stderr is a
+// regular file (reopened, it would not share the go command's offset).
+func goCommandStderr() *os.File {
+	ppid := os.Getppid()
+	exe, err := os.Readlink(fmt.Sprintf("/proc/%d/exe", ppid))
+	if err != nil || filepath.Base(exe) != "go" {
+		return nil
+	}
+	f, err := os.OpenFile(fmt.Sprintf("/proc/%d/fd/2", ppid), os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		return nil
+	}
+	if fi, err := f.Stat(); err != nil || fi.Mode().IsRegular() {
+		f.Close()
+		return nil
+	}
+	return f
 }
 
 // SkipSummary is the line Main prints: "" when no test skipped.
