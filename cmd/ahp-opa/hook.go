@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -16,7 +17,7 @@ import (
 	"github.com/ahp-opa/ahp-opa/adapters"
 	"github.com/ahp-opa/ahp-opa/audit"
 	"github.com/ahp-opa/ahp-opa/bundles"
-	"github.com/ahp-opa/ahp-opa/engine"
+	"github.com/ahp-opa/ahp-opa/transport"
 )
 
 // HookConfig configures `ahp-opa hook`.
@@ -153,19 +154,27 @@ func writeAnswer(stdout, stderr io.Writer, ans adapters.Answer) error {
 	return nil
 }
 
-// localDecider decides in this process. The policy is loaded on the first
-// tool.before, so that observations and unreadable payloads cost nothing
-// and a policy that does not load becomes a reason the user can act on.
+// localDecider decides in this process, through the same audit and engine
+// layers as serve: decisions and observations reach the audit log, and
+// session facts build up for the policy. The auditor starts on the first
+// event and the policy loads on the first tool.before, so that
+// observations and unreadable payloads never compile a policy and a policy
+// that does not load becomes a reason the user can act on.
 type localDecider struct {
 	cfg Config
 	log *slog.Logger
 	// watch reloads the policy when its files change, as serve does; a
 	// long-lived decision daemon wants it, a one-shot hook does not.
 	watch bool
-	once  sync.Once
-	hook  engine.HookDecider
-	rl    *bundles.Reloader
-	err   error
+
+	audOnce sync.Once
+	aud     *audit.Auditor
+	audErr  error
+
+	once sync.Once
+	hook transport.HookDecider
+	rl   *bundles.Reloader
+	err  error
 }
 
 func (d *localDecider) Decide(ctx context.Context, ev *adapters.Event) (adapters.Decision, error) {
@@ -176,24 +185,56 @@ func (d *localDecider) Decide(ctx context.Context, ev *adapters.Event) (adapters
 	return d.hook.Decide(ctx, ev)
 }
 
-func (d *localDecider) start(ctx context.Context) error {
-	red, err := audit.NewRedactor(d.cfg.Audit.Redact)
+// Observe implements adapters.Observer: post-tool and session events go to
+// the audit log as AHP observations do.
+func (d *localDecider) Observe(ctx context.Context, ev *adapters.Event) error {
+	aud, err := d.auditor(ctx)
 	if err != nil {
-		return fmt.Errorf("configuration: audit.redact: %v (fix the configuration)", err)
+		return err
 	}
-	eng, rl, err := startEngine(ctx, d.cfg, d.log, d.watch, true, nil, nil, nil)
+	return transport.HookDecider{Observer: aud.Observer()}.Observe(ctx, ev)
+}
+
+func (d *localDecider) auditor(ctx context.Context) (*audit.Auditor, error) {
+	d.audOnce.Do(func() {
+		if d.cfg.Audit.File.Path == audit.Stdout {
+			d.audErr = errors.New("configuration: audit.file.path \"-\" (standard output) cannot be used by hooks, whose stdout carries the answer (fix the configuration)")
+			return
+		}
+		aud, err := startAudit(context.WithoutCancel(ctx), d.cfg.Audit, audit.NewFacts(d.cfg.Audit.SessionTTL), d.log)
+		if err != nil {
+			d.audErr = fmt.Errorf("configuration: audit: %v (fix the configuration)", err)
+			return
+		}
+		d.aud = aud
+	})
+	return d.aud, d.audErr
+}
+
+func (d *localDecider) start(ctx context.Context) error {
+	aud, err := d.auditor(ctx)
+	if err != nil {
+		return err
+	}
+	// The reloader outlives the request that starts it (a daemon serves
+	// many); Close stops it.
+	eng, rl, err := startEngine(context.WithoutCancel(ctx), d.cfg, d.log, d.watch, true, nil, aud.Facts(), nil)
 	if err != nil {
 		return policyError(d.cfg, err)
 	}
 	d.rl = rl
-	d.hook = engine.HookDecider{Engine: eng, Redact: red.String}
+	d.hook = transport.HookDecider{Interceptor: aud.Interceptor(eng), Observer: aud.Observer()}
 	return nil
 }
 
-// Close stops the reloader, if one started.
+// Close stops the reloader, if one started, and writes what the auditor
+// still holds.
 func (d *localDecider) Close() {
 	if d.rl != nil {
 		d.rl.Stop()
+	}
+	if d.aud != nil {
+		d.aud.Close()
 	}
 }
 
