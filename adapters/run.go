@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"strings"
 	"time"
 )
 
@@ -42,6 +43,10 @@ type Options struct {
 	Logger *slog.Logger
 }
 
+// internalError is the reason given for a panic. The panic value goes to
+// the log only: like any internal detail it may quote the input.
+const internalError = "ahp-opa: internal error while deciding (the log has the details); please report it, with the output of 'ahp-opa version'"
+
 // Run answers one native payload of agent: parse, decide (tool.before
 // only), render. It never fails and never panics: when no decision can be
 // made (bad payload, decider error or panic, timeout) it answers with the
@@ -71,7 +76,7 @@ func Run(ctx context.Context, d Decider, agentName string, payload []byte, opts 
 	defer func() {
 		if r := recover(); r != nil {
 			log.Error("hook panicked", "agent", agentName, "panic", r)
-			ans = fail(fmt.Sprintf("ahp-opa: internal error while deciding (%v); please report it, with the output of 'ahp-opa version'", r))
+			ans = fail(internalError)
 		}
 	}()
 	timeout := opts.Timeout
@@ -108,7 +113,8 @@ func Run(ctx context.Context, d Decider, agentName string, payload []byte, opts 
 	go func() {
 		defer func() {
 			if r := recover(); r != nil {
-				done <- result{err: fmt.Errorf("internal error while deciding (%v); please report it", r)}
+				log.Error("decider panicked", "agent", agentName, "panic", r)
+				done <- result{err: errors.New(strings.TrimPrefix(internalError, "ahp-opa: "))}
 			}
 		}()
 		dec, err := d.Decide(ctx, ev)

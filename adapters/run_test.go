@@ -102,7 +102,7 @@ func TestRunFailures(t *testing.T) {
 			[]string{"ahp-opa: policy rules/team.rego failed to load", "ahp-opa test"}},
 		{"timeout", func(a string) string { return preToolPayload[a] }, stuck, 20 * time.Millisecond,
 			[]string{"no decision within 20ms", "--timeout"}},
-		{"decider panics", func(a string) string { return preToolPayload[a] }, panicky, 0, []string{"internal error", "boom"}},
+		{"decider panics", func(a string) string { return preToolPayload[a] }, panicky, 0, []string{"internal error", "please report it"}},
 	}
 	for _, agent := range adapters.Names {
 		for _, c := range cases {
@@ -115,6 +115,9 @@ func TestRunFailures(t *testing.T) {
 				}
 				reason := reasonOf(t, closed.Stdout)
 				sameJSON(t, closed.Stdout, []byte(denyForm(agent, reason)))
+				if strings.Contains(reason, "boom") {
+					t.Errorf("reason %q quotes the panic", reason)
+				}
 				if !strings.HasPrefix(reason, "ahp-opa: ") {
 					t.Errorf("reason %q does not say who speaks", reason)
 				}

@@ -52,7 +52,9 @@ func (d HookDecider) Decide(ctx context.Context, ev *adapters.Event) (adapters.D
 func hookError(err error) error {
 	var rpc *Error
 	if !errors.As(err, &rpc) {
-		return fmt.Errorf("deciding failed: %w", err)
+		// As on the AHP endpoint, an error that is not an *Error may hold
+		// internals or input: it is not passed on.
+		rpc = InternalError("")
 	}
 	why := rpc.Message
 	if r, ok := rpc.Data.(ReasonData); ok && r.Reason != "" {
