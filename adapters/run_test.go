@@ -2,6 +2,7 @@ package adapters_test
 
 import (
 	"context"
+	"fmt"
 	"encoding/json"
 	"errors"
 	"os"
@@ -221,5 +222,35 @@ func TestReadPayload(t *testing.T) {
 	defer r.Close()
 	if _, err := adapters.ReadPayload(r); !errors.Is(err, adapters.ErrPayload) {
 		t.Fatalf("err = %v", err)
+	}
+}
+
+// TestRunInline: deciding on the caller's goroutine gives the same answers,
+// including the timeout of a decider that honours its context and the
+// deny for one that panics.
+func TestRunInline(t *testing.T) {
+	waiting := deciderFunc(func(ctx context.Context, _ *adapters.Event) (adapters.Decision, error) {
+		<-ctx.Done()
+		return adapters.Decision{}, fmt.Errorf("evaluation cancelled: %w", ctx.Err())
+	})
+	deny := deciderFunc(func(context.Context, *adapters.Event) (adapters.Decision, error) {
+		return adapters.Decision{Deny: true, Reason: "no"}, nil
+	})
+	for _, c := range []struct {
+		name   string
+		dec    adapters.Decider
+		reason string
+	}{
+		{"deny", deny, "no"},
+		{"timeout", waiting, "no decision within 20ms"},
+		{"panic", panicky, "internal error"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			ans := adapters.Run(context.Background(), c.dec, adapters.ClaudeCode, []byte(preToolPayload[adapters.ClaudeCode]),
+				adapters.Options{Inline: true, Timeout: 20 * time.Millisecond})
+			if r := reasonOf(t, ans.Stdout); ans.Exit != 0 || !strings.Contains(r, c.reason) {
+				t.Fatalf("exit %d reason %q, want %q", ans.Exit, r, c.reason)
+			}
+		})
 	}
 }

@@ -54,7 +54,7 @@ a hook of another version asks for a replacement.`,
 				Logger:      log,
 				Hooker: daemon.HookerFunc(func(ctx context.Context, req daemon.Request) adapters.Answer {
 					return adapters.Run(ctx, dec, req.Agent, req.Payload, adapters.Options{
-						FailOpen: req.FailOpen || cfg.Hook.FailOpen, Timeout: cfg.Hook.Timeout, Logger: log,
+						FailOpen: req.FailOpen || cfg.Hook.FailOpen, Timeout: cfg.Hook.Timeout, Logger: log, Inline: true,
 					})
 				}),
 			}

@@ -102,7 +102,7 @@ func runHook(ctx context.Context, fs *pflag.FlagSet, configPath, agent string, s
 	if err != nil {
 		return refuse(agent, "ahp-opa: "+err.Error(), cfg.Hook.FailOpen)
 	}
-	opts := adapters.Options{FailOpen: cfg.Hook.FailOpen, Timeout: cfg.Hook.Timeout, Logger: log}
+	opts := adapters.Options{FailOpen: cfg.Hook.FailOpen, Timeout: cfg.Hook.Timeout, Logger: log, Inline: true}
 	payload, err := adapters.ReadPayload(stdin)
 	if err != nil {
 		return refuse(agent, "ahp-opa: "+err.Error(), cfg.Hook.FailOpen)
@@ -171,14 +171,28 @@ type localDecider struct {
 	aud     *audit.Auditor
 	audErr  error
 
-	once sync.Once
-	hook transport.HookDecider
-	rl   *bundles.Reloader
-	err  error
+	once    sync.Once
+	started chan struct{} // closed once start returned
+	hook    transport.HookDecider
+	rl      *bundles.Reloader
+	err     error
 }
 
+// Decide implements adapters.Decider. It returns once ctx is done, even
+// while the policy is still compiling, so adapters.Run can call it inline.
 func (d *localDecider) Decide(ctx context.Context, ev *adapters.Event) (adapters.Decision, error) {
-	d.once.Do(func() { d.err = d.start(ctx) })
+	d.once.Do(func() {
+		d.started = make(chan struct{})
+		go func() {
+			defer close(d.started)
+			d.err = d.start(ctx)
+		}()
+	})
+	select {
+	case <-d.started:
+	case <-ctx.Done():
+		return adapters.Decision{}, ctx.Err()
+	}
 	if d.err != nil {
 		return adapters.Decision{}, d.err
 	}
@@ -228,11 +242,21 @@ func (d *localDecider) start(ctx context.Context) error {
 }
 
 // Close stops the reloader, if one started, and writes what the auditor
-// still holds.
+// still holds. It does not wait for a policy still compiling: the process
+// is ending, and a hook that timed out must not outlast its answer.
 func (d *localDecider) Close() {
-	if d.rl != nil {
+	compiled := true
+	if d.started != nil {
+		select {
+		case <-d.started:
+		default:
+			compiled = false
+		}
+	}
+	if compiled && d.rl != nil {
 		d.rl.Stop()
 	}
+	d.audOnce.Do(func() {}) // waits for an auditor being started
 	if d.aud != nil {
 		d.aud.Close()
 	}

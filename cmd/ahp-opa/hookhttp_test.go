@@ -52,7 +52,7 @@ func servedHooks(t *testing.T, token, auditPath string) (string, *engine.Engine,
 		Logger:      log,
 	}
 	h := b.binding(srv, readiness(eng), m)
-	h.Hooks = &adapters.Options{Logger: log}
+	h.Hooks = &adapters.Options{Logger: log, Inline: true}
 	done := make(chan error, 1)
 	go func() { done <- serveBindings(ctx, log, nil, b, h) }()
 	t.Cleanup(func() {

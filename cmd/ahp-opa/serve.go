@@ -125,7 +125,7 @@ decides.`,
 			if web != nil {
 				h = web.binding(srv, readiness(eng), met)
 				h.Health = aud.Health
-				h.Hooks = &adapters.Options{FailOpen: cfg.Hook.FailOpen, Timeout: cfg.Hook.Timeout, Logger: log}
+				h.Hooks = &adapters.Options{FailOpen: cfg.Hook.FailOpen, Timeout: cfg.Hook.Timeout, Logger: log, Inline: true}
 			}
 			if err := serveBindings(ctx, log, stdio, web, h); err != nil {
 				return err

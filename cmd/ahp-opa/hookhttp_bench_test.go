@@ -1,0 +1,72 @@
+package main
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/ahp-opa/ahp-opa/adapters"
+	"github.com/ahp-opa/ahp-opa/audit"
+	"github.com/ahp-opa/ahp-opa/metrics"
+	"github.com/ahp-opa/ahp-opa/transport"
+)
+
+var benchIDs atomic.Int64
+
+// BenchmarkHTTPEndpoints answers the same tool call, a new event each
+// time, through the served handler with the built-in library: as an AHP
+// request on /ahp and as a Claude Code payload on /hooks/claude-code.
+func BenchmarkHTTPEndpoints(b *testing.B) {
+	b.Setenv("HOME", "/home/dev")
+	log, _ := testLogger()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	facts := audit.NewFacts(0)
+	m := metrics.New()
+	eng, rl, err := startEngine(ctx, defaultConfig(), log, false, false, nil, facts, m)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer rl.Stop()
+	aud, err := audit.New(audit.Config{}, nil, facts, log)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer aud.Close()
+	h := &transport.HTTP{
+		Server: &transport.Server{
+			Interceptor: metrics.Interceptor(aud.Interceptor(eng), m),
+			Observer:    metrics.Observer(aud.Observer(), m),
+		},
+		Recorder: m,
+		Hooks:    &adapters.Options{Inline: true},
+	}
+	const command = "cd /repo && go test ./... 2>&1 | tail -20 && git status --short"
+	bodies := map[string]func(id string) string{
+		"/ahp": func(id string) string { return interceptBody(id, command) },
+		"/hooks/claude-code": func(id string) string {
+			return `{"session_id":"s1","cwd":"/repo","hook_event_name":"PreToolUse","tool_name":"Bash",` +
+				`"tool_input":{"command":"` + command + `"},"tool_use_id":"` + id + `"}`
+		},
+	}
+	for _, path := range []string{"/ahp", "/hooks/claude-code"} {
+		b.Run(strings.TrimPrefix(path, "/"), func(b *testing.B) {
+			for b.Loop() {
+				// Ids never repeat, not even across -count runs: the
+				// audit layer replays the answer to a retried event.
+				id := "b" + strconv.FormatInt(benchIDs.Add(1), 10)
+				req := httptest.NewRequest(http.MethodPost, path, strings.NewReader(bodies[path](id)))
+				req.Header.Set("Content-Type", "application/json")
+				w := httptest.NewRecorder()
+				h.ServeHTTP(w, req)
+				if w.Code != 200 || strings.Contains(w.Body.String(), "deny") {
+					b.Fatalf("%d %s", w.Code, w.Body)
+				}
+			}
+		})
+	}
+}
