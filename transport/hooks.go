@@ -62,7 +62,7 @@ func hookError(err error) error {
 	}
 	switch rpc.Code {
 	case CodeBackendUnavailable:
-		return fmt.Errorf("no decision: %s (the server log says why; a policy from a bundle service is active once fetched)", why)
+		return fmt.Errorf("no decision: %s (the server log and /readyz say more)", why)
 	case CodeBackendInternalError:
 		return fmt.Errorf("policy evaluation failed: %s (run the payload through 'ahp-opa eval --explain' to see why; a slow policy needs a larger eval_timeout)", why)
 	}
