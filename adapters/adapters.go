@@ -40,6 +40,14 @@ var Names = []string{ClaudeCode, Codex, GeminiCLI, Cursor, Copilot}
 // Known reports whether name is one of Names.
 func Known(name string) bool { return slices.Contains(Names, name) }
 
+// HTTPAgents lists the agents that can send their hook payload over HTTP
+// themselves (a "type": "http" hook) and read the answer from the 2xx
+// body. Codex, Gemini CLI and Cursor have command hooks only.
+var HTTPAgents = []string{ClaudeCode, Copilot}
+
+// HasHTTPHook reports whether name is one of HTTPAgents.
+func HasHTTPHook(name string) bool { return slices.Contains(HTTPAgents, name) }
+
 // SourcePrefix starts the source of every mapped event; the agent name
 // follows. The engine reads it back into input.ahp.agent.
 const SourcePrefix = "urn:ahp-opa:agent:"
@@ -66,6 +74,9 @@ type Event struct {
 	// Object is the AHP event, ready for json.Marshal or the engine: only
 	// maps, slices, strings, bools, json.Number and nil. Nil for TypeNone.
 	Object map[string]any
+	// Size is the length of the native payload in bytes, which the engine
+	// compares with max_input_bytes as it does an AHP message's.
+	Size int
 }
 
 // Decision is what the policy said about a tool.before event.

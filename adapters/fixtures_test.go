@@ -15,6 +15,7 @@ import (
 	"github.com/ahp-opa/ahp-opa/bundles"
 	"github.com/ahp-opa/ahp-opa/engine"
 	"github.com/ahp-opa/ahp-opa/internal/sharedtest"
+	"github.com/ahp-opa/ahp-opa/transport"
 )
 
 // TestMain prints one line naming the tests that skipped for want of the
@@ -93,7 +94,7 @@ func engineDecider(t *testing.T) *recorder {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &recorder{Decider: engine.HookDecider{Engine: eng}}
+	return &recorder{Decider: transport.HookDecider{Interceptor: eng}}
 }
 
 // preToolExpect is what the built-in library decides for each pre-tool

@@ -32,7 +32,7 @@ func Parse(agent string, payload []byte, now time.Time) (*Event, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s %s", ErrPayload, agent, err)
 	}
-	ev.Agent = agent
+	ev.Agent, ev.Size = agent, len(payload)
 	return ev, nil
 }
 

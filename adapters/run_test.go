@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -102,7 +103,7 @@ func TestRunFailures(t *testing.T) {
 			[]string{"ahp-opa: policy rules/team.rego failed to load", "ahp-opa test"}},
 		{"timeout", func(a string) string { return preToolPayload[a] }, stuck, 20 * time.Millisecond,
 			[]string{"no decision within 20ms", "--timeout"}},
-		{"decider panics", func(a string) string { return preToolPayload[a] }, panicky, 0, []string{"internal error", "boom"}},
+		{"decider panics", func(a string) string { return preToolPayload[a] }, panicky, 0, []string{"internal error", "please report it"}},
 	}
 	for _, agent := range adapters.Names {
 		for _, c := range cases {
@@ -115,6 +116,9 @@ func TestRunFailures(t *testing.T) {
 				}
 				reason := reasonOf(t, closed.Stdout)
 				sameJSON(t, closed.Stdout, []byte(denyForm(agent, reason)))
+				if strings.Contains(reason, "boom") {
+					t.Errorf("reason %q quotes the panic", reason)
+				}
 				if !strings.HasPrefix(reason, "ahp-opa: ") {
 					t.Errorf("reason %q does not say who speaks", reason)
 				}
@@ -218,5 +222,35 @@ func TestReadPayload(t *testing.T) {
 	defer r.Close()
 	if _, err := adapters.ReadPayload(r); !errors.Is(err, adapters.ErrPayload) {
 		t.Fatalf("err = %v", err)
+	}
+}
+
+// TestRunInline: deciding on the caller's goroutine gives the same answers,
+// including the timeout of a decider that honours its context and the
+// deny for one that panics.
+func TestRunInline(t *testing.T) {
+	waiting := deciderFunc(func(ctx context.Context, _ *adapters.Event) (adapters.Decision, error) {
+		<-ctx.Done()
+		return adapters.Decision{}, fmt.Errorf("evaluation cancelled: %w", ctx.Err())
+	})
+	deny := deciderFunc(func(context.Context, *adapters.Event) (adapters.Decision, error) {
+		return adapters.Decision{Deny: true, Reason: "no"}, nil
+	})
+	for _, c := range []struct {
+		name   string
+		dec    adapters.Decider
+		reason string
+	}{
+		{"deny", deny, "no"},
+		{"timeout", waiting, "no decision within 20ms"},
+		{"panic", panicky, "internal error"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			ans := adapters.Run(context.Background(), c.dec, adapters.ClaudeCode, []byte(preToolPayload[adapters.ClaudeCode]),
+				adapters.Options{Inline: true, Timeout: 20 * time.Millisecond})
+			if r := reasonOf(t, ans.Stdout); ans.Exit != 0 || !strings.Contains(r, c.reason) {
+				t.Fatalf("exit %d reason %q, want %q", ans.Exit, r, c.reason)
+			}
+		})
 	}
 }

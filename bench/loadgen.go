@@ -7,6 +7,7 @@ package bench
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -33,11 +34,18 @@ const (
 	// OPA posts {"input": event} to a /v1/data/... deny set; the answer is
 	// {"result": [...]}.
 	OPA
+	// ClaudeHook posts the Claude Code PreToolUse payload of the event to
+	// ahp-opa's native hook endpoint (/hooks/claude-code); the answer is {}
+	// or Claude Code's deny.
+	ClaudeHook
 )
 
 func (p Protocol) String() string {
-	if p == OPA {
+	switch p {
+	case OPA:
 		return "opa"
+	case ClaudeHook:
+		return "hook"
 	}
 	return "ahp-opa"
 }
@@ -357,6 +365,16 @@ func requestBody(p Protocol, event map[string]any, id string, opaInput func(map[
 		}
 		return json.Marshal(map[string]any{"input": input})
 	}
+	if p == ClaudeHook {
+		// The id becomes the tool_use_id, from which the adapter derives
+		// the event id: every request is a new event, as on /ahp.
+		session, _ := ev["session"].(map[string]any)
+		tool, _ := ev["tool"].(map[string]any)
+		return json.Marshal(map[string]any{
+			"session_id": cmp.Or(session["id"], any("bench")), "cwd": cmp.Or(session["cwd"], any("/")),
+			"hook_event_name": "PreToolUse", "tool_name": tool["name"], "tool_input": tool["input"], "tool_use_id": id,
+		})
+	}
 	return json.Marshal(map[string]any{
 		"jsonrpc": "2.0", "id": id, "method": "hooks/intercept",
 		"params": map[string]any{
@@ -371,7 +389,21 @@ func requestBody(p Protocol, event map[string]any, id string, opaInput func(map[
 // decision.
 func check(p Protocol, data []byte, id string, deny bool) error {
 	var denies int
-	if p == OPA {
+	switch p {
+	case ClaudeHook:
+		var v map[string]any
+		if err := json.Unmarshal(data, &v); err != nil {
+			return fmt.Errorf("not a Claude Code hook answer: %.200s", data)
+		}
+		out, _ := v["hookSpecificOutput"].(map[string]any)
+		switch {
+		case len(v) == 0:
+		case len(v) == 1 && out != nil && out["permissionDecision"] == "deny":
+			denies = 1
+		default:
+			return fmt.Errorf("neither {} nor a deny: %.200s", data)
+		}
+	case OPA:
 		var v struct {
 			Result *[]json.RawMessage `json:"result"`
 		}
@@ -379,7 +411,7 @@ func check(p Protocol, data []byte, id string, deny bool) error {
 			return fmt.Errorf("not an OPA data answer: %.200s", data)
 		}
 		denies = len(*v.Result)
-	} else {
+	default:
 		var v struct {
 			ID     string `json:"id"`
 			Result *struct {

@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -172,5 +173,47 @@ func TestMedian(t *testing.T) {
 	m := Median(rs)
 	if m.RPS() != 200 || m.P50 != 2 || m.P99 != 20 || m.CPUPerRequest() != 2 || m.Errors != 1 {
 		t.Errorf("median %+v", m)
+	}
+}
+
+// TestRunClaudeHook: the native hook protocol posts the event as a Claude
+// Code PreToolUse payload with a new tool_use_id per request, and accepts
+// {} or a deny, nothing else.
+func TestRunClaudeHook(t *testing.T) {
+	seen := &sync.Map{}
+	var answer atomic.Value
+	answer.Store(`{}`)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var p struct {
+			Hook      string         `json:"hook_event_name"`
+			ToolName  string         `json:"tool_name"`
+			ToolInput map[string]any `json:"tool_input"`
+			ToolUseID string         `json:"tool_use_id"`
+		}
+		b, _ := io.ReadAll(r.Body)
+		if err := json.Unmarshal(b, &p); err != nil || p.Hook != "PreToolUse" || p.ToolName != "Bash" || p.ToolInput["command"] != "ls" {
+			http.Error(w, "bad payload", 400)
+			return
+		}
+		if _, dup := seen.LoadOrStore(p.ToolUseID, true); dup {
+			http.Error(w, "tool_use_id reused", 400)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, answer.Load().(string))
+	}))
+	t.Cleanup(srv.Close)
+	target := Target{Protocol: ClaudeHook, URL: srv.URL + "/hooks/claude-code"}
+	r, err := Run(context.Background(), target, Options{Conns: 2, Requests: 40, Event: testEvent})
+	if err != nil || r.Errors != 0 || r.Requests != 40 {
+		t.Fatalf("no objection: %+v, %v (first error %v)", r, err, r.FirstErr)
+	}
+	answer.Store(`{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"no"}}`)
+	if r, err := Run(context.Background(), target, Options{Conns: 1, Requests: 5, Event: testEvent, Deny: true}); err != nil || r.Errors != 0 {
+		t.Fatalf("deny: %+v, %v (first error %v)", r, err, r.FirstErr)
+	}
+	answer.Store(`{"permissionDecision":"allow"}`)
+	if r, err := Run(context.Background(), target, Options{Conns: 1, Requests: 5, Event: testEvent}); err != nil || r.Errors != 5 {
+		t.Fatalf("allow must count as wrong: %+v, %v", r, err)
 	}
 }

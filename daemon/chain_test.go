@@ -28,7 +28,7 @@ func TestChain(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
 	up := testPaths(t)
-	run(t, ctx, &Server{Paths: up, Version: "v1", Hooker: echo("d", nil)})
+	fakeDaemon(t, ctx, up, "v1")
 	down := &Client{Paths: testPaths(t), Version: "v1"} // nothing listens, no starter
 
 	for _, tc := range []struct {

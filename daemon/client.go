@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"syscall"
@@ -52,11 +51,11 @@ func (c *Client) Hook(ctx context.Context, req Request) (adapters.Answer, error)
 		return ans, err
 	}
 	first := err
-	lock, err := lockFile(ctx, c.Paths.Start, true)
+	lock, err := LockFile(ctx, c.Paths.Start, true)
 	if err != nil {
 		return ans, fmt.Errorf("%w; then %w", first, err)
 	}
-	defer unlockFile(lock)
+	defer UnlockFile(lock)
 	// Whoever held the lock before us may have started one already.
 	if ans, err := c.ask(ctx, req); err == nil || errors.Is(err, ErrRefused) {
 		return ans, err
@@ -97,8 +96,10 @@ func (c *Client) Hook(ctx context.Context, req Request) (adapters.Answer, error)
 
 // ask makes one round trip.
 func (c *Client) ask(ctx context.Context, r Request) (adapters.Answer, error) {
-	var d net.Dialer
-	conn, err := d.DialContext(ctx, "unix", c.Paths.Socket)
+	if err := ctx.Err(); err != nil {
+		return adapters.Answer{}, err
+	}
+	conn, err := dial(c.Paths.Socket)
 	if err != nil {
 		return adapters.Answer{}, err
 	}

@@ -14,10 +14,10 @@ import (
 // ErrLocked says another process holds the lock.
 var ErrLocked = errors.New("daemon: lock held by another process")
 
-// lockFile takes an exclusive flock on path. With wait it retries until
+// LockFile takes an exclusive flock on path. With wait it retries until
 // ctx ends; the kernel releases the lock when the holder dies, so a crashed
 // daemon never leaves a lock behind.
-func lockFile(ctx context.Context, path string, wait bool) (*os.File, error) {
+func LockFile(ctx context.Context, path string, wait bool) (*os.File, error) {
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR|syscall.O_CLOEXEC, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("daemon: lock: %w", err)
@@ -46,7 +46,8 @@ func lockFile(ctx context.Context, path string, wait bool) (*os.File, error) {
 	}
 }
 
-func unlockFile(f *os.File) {
+// UnlockFile releases a lock LockFile took.
+func UnlockFile(f *os.File) {
 	syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
 	f.Close()
 }

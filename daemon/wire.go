@@ -63,6 +63,18 @@ type response struct {
 	Answer adapters.Answer
 }
 
+// ReadRequest reads one request frame, as the daemon does: the client's
+// build version, and its request.
+func ReadRequest(r *bufio.Reader) (version string, req Request, err error) {
+	rq, err := readRequest(r)
+	return rq.Version, rq.Request, err
+}
+
+// WriteResponse writes one response frame, in one write.
+func WriteResponse(w io.Writer, st Status, ans adapters.Answer) error {
+	return writeResponse(w, response{Status: st, Answer: ans})
+}
+
 func writeRequest(w io.Writer, r request) error {
 	if len(r.Version) > maxVersionBytes || len(r.Agent) > maxAgentBytes || len(r.Payload) > MaxPayloadBytes {
 		return fmt.Errorf("%w: request too large", ErrFrame)

@@ -21,6 +21,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/ahp-opa/ahp-opa/adapters"
 )
 
 // HTTP binding defaults.
@@ -64,7 +66,8 @@ type HTTPRecorder interface {
 }
 
 // HTTP serves the HTTP binding (PROTOCOL.md §8): POST /ahp for both methods,
-// plus GET /healthz, /readyz and /metrics for operations. Set the fields,
+// plus GET /healthz, /readyz and /metrics for operations, and optionally
+// the agents' native HTTP hooks at POST /hooks/AGENT. Set the fields,
 // then call Serve, or use the value as an http.Handler. Fields must not
 // change once serving started.
 type HTTP struct {
@@ -95,6 +98,12 @@ type HTTP struct {
 	Metrics http.Handler
 	// Recorder, if set, is told how each POST was answered.
 	Recorder HTTPRecorder
+	// Hooks, if set, also serves the agents' own HTTP hooks at POST
+	// /hooks/AGENT (adapters.HTTPAgents): the native payload is answered in
+	// the agent's format by adapters.Run, decided through Server with the
+	// same token, body limit, evaluation slots, metrics and audit as the
+	// AHP endpoint. A nil Logger in it means Logger.
+	Hooks *adapters.Options
 	// TLSConfig, if set, makes Serve speak HTTPS (B-HTTP-6).
 	TLSConfig *tls.Config
 	// Timeouts of the underlying http.Server; zero means the defaults.
@@ -210,6 +219,10 @@ func orDefault(d, def time.Duration) time.Duration {
 // redirect, which a harness would take as a failure anyway (B-HTTP-5).
 func (h *HTTP) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.init()
+	if agent, ok := strings.CutPrefix(r.URL.Path, HookPathPrefix); ok && h.Hooks != nil {
+		h.serveHook(w, r, agent)
+		return
+	}
 	switch r.URL.Path {
 	case h.path:
 		h.serveAHP(w, r)

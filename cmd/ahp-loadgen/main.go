@@ -40,6 +40,7 @@ func run() error {
 	var (
 		ahpURL   = flag.String("ahp", "", "ahp-opa endpoint, e.g. http://127.0.0.1:18181/ahp")
 		opaURL   = flag.String("opa", "", "OPA data endpoint, e.g. http://127.0.0.1:18182/v1/data/ahp/tool/before/builtin/deny")
+		hookURL  = flag.String("hook", "", "ahp-opa native hook endpoint, e.g. http://127.0.0.1:18181/hooks/claude-code: the event as a Claude Code PreToolUse payload")
 		token    = flag.String("token", "", "bearer token for ahp-opa")
 		connList = flag.String("conns", "1,8", "comma-separated connection counts")
 		duration = flag.Duration("duration", 5*time.Second, "measured time per run")
@@ -54,8 +55,8 @@ func run() error {
 			"what OPA gets: enriched (the input ahp-opa's policies see, input.ahp included, computed once here) or raw (the event)")
 	)
 	flag.Parse()
-	if *ahpURL == "" && *opaURL == "" {
-		return fmt.Errorf("give -ahp, -opa or both")
+	if *ahpURL == "" && *opaURL == "" && *hookURL == "" {
+		return fmt.Errorf("give -ahp, -opa, -hook or several")
 	}
 	if *rounds < 1 || *duration <= 0 || *duration > 10*time.Minute {
 		return fmt.Errorf("-rounds must be positive and -duration between 0 and 10m")
@@ -92,6 +93,10 @@ func run() error {
 	var targets []bench.Target
 	if *ahpURL != "" {
 		targets = append(targets, bench.Target{Protocol: bench.AHP, URL: *ahpURL, Token: *token, PID: *ahpPID})
+	}
+	if *hookURL != "" {
+		// First, so that with -ahp the ratio line reads hook/ahp-opa.
+		targets = append([]bench.Target{{Protocol: bench.ClaudeHook, URL: *hookURL, Token: *token, PID: *ahpPID}}, targets...)
 	}
 	if *opaURL != "" {
 		targets = append(targets, bench.Target{Protocol: bench.OPA, URL: *opaURL, PID: *opaPID})
@@ -155,7 +160,7 @@ func run() error {
 		fmt.Println()
 		for _, c := range conns {
 			a, o := bench.Median(results[[2]int{c, 0}]), bench.Median(results[[2]int{c, 1}])
-			fmt.Printf("%d conns: ahp-opa/opa throughput %.2fx, p99 %v vs %v", c, a.RPS()/o.RPS(),
+			fmt.Printf("%d conns: %s/%s throughput %.2fx, p99 %v vs %v", c, targets[0].Protocol, targets[1].Protocol, a.RPS()/o.RPS(),
 				a.P99.Round(time.Microsecond), o.P99.Round(time.Microsecond))
 			if a.CPU > 0 && o.CPU > 0 {
 				fmt.Printf(", server CPU per request %v vs %v", a.CPUPerRequest().Round(time.Microsecond),

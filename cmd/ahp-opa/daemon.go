@@ -13,6 +13,7 @@ import (
 
 	"github.com/ahp-opa/ahp-opa/adapters"
 	"github.com/ahp-opa/ahp-opa/daemon"
+	"github.com/ahp-opa/ahp-opa/daemon/server"
 )
 
 // daemonCommand runs the per-user decision daemon that ahp-opa-hook starts
@@ -48,18 +49,18 @@ a hook of another version asks for a replacement.`,
 			defer stop()
 			dec := &localDecider{cfg: cfg, log: log, watch: true}
 			defer dec.Close()
-			srv := &daemon.Server{
+			srv := &server.Server{
 				Paths:       daemon.PathsAt(socket),
 				IdleTimeout: idle,
 				Logger:      log,
-				Hooker: daemon.HookerFunc(func(ctx context.Context, req daemon.Request) adapters.Answer {
+				Hooker: server.HookerFunc(func(ctx context.Context, req daemon.Request) adapters.Answer {
 					return adapters.Run(ctx, dec, req.Agent, req.Payload, adapters.Options{
-						FailOpen: req.FailOpen || cfg.Hook.FailOpen, Timeout: cfg.Hook.Timeout, Logger: log,
+						FailOpen: req.FailOpen || cfg.Hook.FailOpen, Timeout: cfg.Hook.Timeout, Logger: log, Inline: true,
 					})
 				}),
 			}
 			switch err := srv.Serve(ctx); {
-			case err == nil, errors.Is(err, daemon.ErrIdle), errors.Is(err, daemon.ErrReplaced):
+			case err == nil, errors.Is(err, server.ErrIdle), errors.Is(err, server.ErrReplaced):
 				log.Info("decision daemon stopped", "why", fmt.Sprint(err))
 				return nil
 			default:
@@ -69,7 +70,7 @@ a hook of another version asks for a replacement.`,
 	}
 	cmd.Flags().StringVar(&configPath, "config", "", "YAML configuration `file`")
 	cmd.Flags().StringVar(&socket, "socket", "", "Unix socket `path` to listen on")
-	cmd.Flags().DurationVar(&idle, "idle-timeout", daemon.DefaultIdleTimeout, "exit after this long without a request")
+	cmd.Flags().DurationVar(&idle, "idle-timeout", server.DefaultIdleTimeout, "exit after this long without a request")
 	addEngineFlags(cmd.Flags())
 	return cmd
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -16,7 +17,7 @@ import (
 	"github.com/ahp-opa/ahp-opa/adapters"
 	"github.com/ahp-opa/ahp-opa/audit"
 	"github.com/ahp-opa/ahp-opa/bundles"
-	"github.com/ahp-opa/ahp-opa/engine"
+	"github.com/ahp-opa/ahp-opa/transport"
 )
 
 // HookConfig configures `ahp-opa hook`.
@@ -101,7 +102,7 @@ func runHook(ctx context.Context, fs *pflag.FlagSet, configPath, agent string, s
 	if err != nil {
 		return refuse(agent, "ahp-opa: "+err.Error(), cfg.Hook.FailOpen)
 	}
-	opts := adapters.Options{FailOpen: cfg.Hook.FailOpen, Timeout: cfg.Hook.Timeout, Logger: log}
+	opts := adapters.Options{FailOpen: cfg.Hook.FailOpen, Timeout: cfg.Hook.Timeout, Logger: log, Inline: true}
 	payload, err := adapters.ReadPayload(stdin)
 	if err != nil {
 		return refuse(agent, "ahp-opa: "+err.Error(), cfg.Hook.FailOpen)
@@ -153,47 +154,111 @@ func writeAnswer(stdout, stderr io.Writer, ans adapters.Answer) error {
 	return nil
 }
 
-// localDecider decides in this process. The policy is loaded on the first
-// tool.before, so that observations and unreadable payloads cost nothing
-// and a policy that does not load becomes a reason the user can act on.
+// localDecider decides in this process, through the same audit and engine
+// layers as serve: decisions and observations reach the audit log, and
+// session facts build up for the policy. The auditor starts on the first
+// event and the policy loads on the first tool.before, so that
+// observations and unreadable payloads never compile a policy and a policy
+// that does not load becomes a reason the user can act on.
 type localDecider struct {
 	cfg Config
 	log *slog.Logger
 	// watch reloads the policy when its files change, as serve does; a
 	// long-lived decision daemon wants it, a one-shot hook does not.
 	watch bool
-	once  sync.Once
-	hook  engine.HookDecider
-	rl    *bundles.Reloader
-	err   error
+
+	audOnce sync.Once
+	aud     *audit.Auditor
+	audErr  error
+
+	once    sync.Once
+	started chan struct{} // closed once start returned
+	hook    transport.HookDecider
+	rl      *bundles.Reloader
+	err     error
 }
 
+// Decide implements adapters.Decider. It returns once ctx is done, even
+// while the policy is still compiling, so adapters.Run can call it inline.
 func (d *localDecider) Decide(ctx context.Context, ev *adapters.Event) (adapters.Decision, error) {
-	d.once.Do(func() { d.err = d.start(ctx) })
+	d.once.Do(func() {
+		d.started = make(chan struct{})
+		go func() {
+			defer close(d.started)
+			d.err = d.start(ctx)
+		}()
+	})
+	select {
+	case <-d.started:
+	case <-ctx.Done():
+		return adapters.Decision{}, ctx.Err()
+	}
 	if d.err != nil {
 		return adapters.Decision{}, d.err
 	}
 	return d.hook.Decide(ctx, ev)
 }
 
-func (d *localDecider) start(ctx context.Context) error {
-	red, err := audit.NewRedactor(d.cfg.Audit.Redact)
+// Observe implements adapters.Observer: post-tool and session events go to
+// the audit log as AHP observations do.
+func (d *localDecider) Observe(ctx context.Context, ev *adapters.Event) error {
+	aud, err := d.auditor(ctx)
 	if err != nil {
-		return fmt.Errorf("configuration: audit.redact: %v (fix the configuration)", err)
+		return err
 	}
-	eng, rl, err := startEngine(ctx, d.cfg, d.log, d.watch, true, nil, nil, nil)
+	return transport.HookDecider{Observer: aud.Observer()}.Observe(ctx, ev)
+}
+
+func (d *localDecider) auditor(ctx context.Context) (*audit.Auditor, error) {
+	d.audOnce.Do(func() {
+		if d.cfg.Audit.File.Path == audit.Stdout {
+			d.audErr = errors.New("configuration: audit.file.path \"-\" (standard output) cannot be used by hooks, whose stdout carries the answer (fix the configuration)")
+			return
+		}
+		aud, err := startAudit(context.WithoutCancel(ctx), d.cfg.Audit, audit.NewFacts(d.cfg.Audit.SessionTTL), d.log)
+		if err != nil {
+			d.audErr = fmt.Errorf("configuration: audit: %v (fix the configuration)", err)
+			return
+		}
+		d.aud = aud
+	})
+	return d.aud, d.audErr
+}
+
+func (d *localDecider) start(ctx context.Context) error {
+	aud, err := d.auditor(ctx)
+	if err != nil {
+		return err
+	}
+	// The reloader outlives the request that starts it (a daemon serves
+	// many); Close stops it.
+	eng, rl, err := startEngine(context.WithoutCancel(ctx), d.cfg, d.log, d.watch, true, nil, aud.Facts(), nil)
 	if err != nil {
 		return policyError(d.cfg, err)
 	}
 	d.rl = rl
-	d.hook = engine.HookDecider{Engine: eng, Redact: red.String}
+	d.hook = transport.HookDecider{Interceptor: aud.Interceptor(eng), Observer: aud.Observer()}
 	return nil
 }
 
-// Close stops the reloader, if one started.
+// Close stops the reloader, if one started, and writes what the auditor
+// still holds. It does not wait for a policy still compiling: the process
+// is ending, and a hook that timed out must not outlast its answer.
 func (d *localDecider) Close() {
-	if d.rl != nil {
+	compiled := true
+	if d.started != nil {
+		select {
+		case <-d.started:
+		default:
+			compiled = false
+		}
+	}
+	if compiled && d.rl != nil {
 		d.rl.Stop()
+	}
+	d.audOnce.Do(func() {}) // waits for an auditor being started
+	if d.aud != nil {
+		d.aud.Close()
 	}
 }
 

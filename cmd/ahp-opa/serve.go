@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/ahp-opa/ahp-opa/adapters"
 	"github.com/ahp-opa/ahp-opa/audit"
 	"github.com/ahp-opa/ahp-opa/bundles"
 	"github.com/ahp-opa/ahp-opa/engine"
@@ -32,7 +33,8 @@ func serveCommand() *cobra.Command {
 With --stdio it reads one JSON-RPC message per line on stdin and writes one
 response per line on stdout, for both persistent and per_event harnesses.
 With --http ADDR it answers POST /ahp, with /healthz, /readyz and /metrics
-beside it; a bearer token (--token-file or $AHP_OPA_TOKEN) is required off
+beside it, and the native HTTP hooks of Claude Code and Copilot at POST
+/hooks/claude-code and /hooks/copilot, answered as 'ahp-opa hook' would; a bearer token (--token-file or $AHP_OPA_TOKEN) is required off
 loopback. Both bindings can run together on one engine; stdin closing then
 stops the process. Logs go to stderr. Without --policy the built-in library
 decides.`,
@@ -123,6 +125,7 @@ decides.`,
 			if web != nil {
 				h = web.binding(srv, readiness(eng), met)
 				h.Health = aud.Health
+				h.Hooks = &adapters.Options{FailOpen: cfg.Hook.FailOpen, Timeout: cfg.Hook.Timeout, Logger: log, Inline: true}
 			}
 			if err := serveBindings(ctx, log, stdio, web, h); err != nil {
 				return err

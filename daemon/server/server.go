@@ -1,4 +1,8 @@
-package daemon
+// Package server is the per-user decision daemon: one warm engine behind a
+// Unix socket that the ahp-opa-hook client (package daemon) asks. It is
+// apart from the client so that the client does not link the net package,
+// whose cgo resolver would make the hook binary load libc at every start.
+package server
 
 import (
 	"bufio"
@@ -12,22 +16,23 @@ import (
 	"time"
 
 	"github.com/ahp-opa/ahp-opa/adapters"
+	"github.com/ahp-opa/ahp-opa/daemon"
 )
 
 // Hooker answers one native hook payload. The cmd wiring implements it
 // with the adapters over the engine; it must answer (fail closed) rather
 // than fail.
 type Hooker interface {
-	Hook(ctx context.Context, req Request) adapters.Answer
+	Hook(ctx context.Context, req daemon.Request) adapters.Answer
 }
 
 // HookerFunc adapts a function to Hooker.
-type HookerFunc func(ctx context.Context, req Request) adapters.Answer
+type HookerFunc func(ctx context.Context, req daemon.Request) adapters.Answer
 
 // Hook calls f.
-func (f HookerFunc) Hook(ctx context.Context, req Request) adapters.Answer { return f(ctx, req) }
+func (f HookerFunc) Hook(ctx context.Context, req daemon.Request) adapters.Answer { return f(ctx, req) }
 
-// Defaults for Server and Client.
+// Defaults for Server.
 const (
 	DefaultIdleTimeout = 15 * time.Minute
 	// DefaultLifeWait is how long a new daemon waits for the one it replaces
@@ -45,8 +50,8 @@ var (
 
 // Server is one daemon.
 type Server struct {
-	Paths   Paths
-	Version string // defaults to Version()
+	Paths   daemon.Paths
+	Version string // defaults to daemon.Version()
 	Hooker  Hooker
 	// IdleTimeout ends the daemon after this long without a request
 	// (default DefaultIdleTimeout; negative never).
@@ -72,7 +77,7 @@ func (s *Server) Serve(ctx context.Context) error {
 	}
 	version := s.Version
 	if version == "" {
-		version = Version()
+		version = daemon.Version()
 	}
 	peer := s.PeerUID
 	if peer == nil {
@@ -83,7 +88,7 @@ func (s *Server) Serve(ctx context.Context) error {
 		wait = DefaultLifeWait
 	}
 	lctx, cancel := context.WithTimeout(ctx, wait)
-	life, err := lockFile(lctx, s.Paths.Life, true)
+	life, err := daemon.LockFile(lctx, s.Paths.Life, true)
 	cancel()
 	if err != nil {
 		if ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
@@ -91,7 +96,7 @@ func (s *Server) Serve(ctx context.Context) error {
 		}
 		return err
 	}
-	defer unlockFile(life)
+	defer daemon.UnlockFile(life)
 	// Holding the life lock, any socket file left there belongs to a dead
 	// daemon: remove it rather than fail on "address in use".
 	if err := os.Remove(s.Paths.Socket); err != nil && !errors.Is(err, os.ErrNotExist) {
@@ -205,24 +210,24 @@ func (s *Server) serveConn(ctx context.Context, c *net.UnixConn, version string,
 	uid, err := peer(c)
 	if err != nil || uid != os.Getuid() {
 		log.Warn("refused a connection from another user", "peer_uid", uid, "err", err)
-		writeResponse(c, response{Status: StatusRefused, Answer: adapters.Answer{Stderr: "peer is not the daemon's user"}})
+		daemon.WriteResponse(c, daemon.StatusRefused, adapters.Answer{Stderr: "peer is not the daemon's user"})
 		return
 	}
-	req, err := readRequest(bufio.NewReader(c))
+	clientVersion, req, err := daemon.ReadRequest(bufio.NewReader(c))
 	if err != nil {
 		log.Warn("bad request", "err", err)
 		return
 	}
-	if req.Version != version {
-		log.Info("client of another version: leaving for a new daemon", "client", req.Version, "daemon", version)
-		writeResponse(c, response{Status: StatusVersion, Answer: adapters.Answer{Stderr: version}})
+	if clientVersion != version {
+		log.Info("client of another version: leaving for a new daemon", "client", clientVersion, "daemon", version)
+		daemon.WriteResponse(c, daemon.StatusVersion, adapters.Answer{Stderr: version})
 		st.signal(ErrReplaced)
 		return
 	}
 	hctx, cancel := context.WithTimeout(ctx, requestTimeout)
 	defer cancel()
-	ans := s.Hooker.Hook(hctx, req.Request)
-	if err := writeResponse(c, response{Status: StatusOK, Answer: ans}); err != nil {
+	ans := s.Hooker.Hook(hctx, req)
+	if err := daemon.WriteResponse(c, daemon.StatusOK, ans); err != nil {
 		log.Warn("writing an answer", "err", err)
 	}
 }

@@ -1,0 +1,90 @@
+package main
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/ahp-opa/ahp-opa/adapters"
+	"github.com/ahp-opa/ahp-opa/audit"
+	"github.com/ahp-opa/ahp-opa/metrics"
+	"github.com/ahp-opa/ahp-opa/transport"
+)
+
+var benchIDs atomic.Int64
+
+// BenchmarkHTTPEndpoints answers the same tool call, a new event each
+// time, through the served handler with the built-in library: as an AHP
+// request on /ahp and as a Claude Code payload on /hooks/claude-code. One
+// op is one request to each; hook/ahp-throughput is the ratio of their
+// median latencies, /ahp's over the hook's.
+func BenchmarkHTTPEndpoints(b *testing.B) {
+	b.Setenv("HOME", "/home/dev")
+	log, _ := testLogger()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	facts := audit.NewFacts(0)
+	m := metrics.New()
+	// As bench/hook-http-vs-ahp.sh does: a busy machine must not turn a
+	// slow evaluation into an error answer, which is not what is measured.
+	cfg := defaultConfig()
+	cfg.EvalTimeout = 30 * time.Second
+	eng, rl, err := startEngine(ctx, cfg, log, false, false, nil, facts, m)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer rl.Stop()
+	aud, err := audit.New(audit.Config{}, nil, facts, log)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer aud.Close()
+	h := &transport.HTTP{
+		Server: &transport.Server{
+			Interceptor: metrics.Interceptor(aud.Interceptor(eng), m),
+			Observer:    metrics.Observer(aud.Observer(), m),
+		},
+		Recorder: m,
+		Hooks:    &adapters.Options{Inline: true},
+	}
+	const command = "cd /repo && go test ./... 2>&1 | tail -20 && git status --short"
+	bodies := map[string]func(id string) string{
+		"/ahp": func(id string) string { return interceptBody(id, command) },
+		"/hooks/claude-code": func(id string) string {
+			return `{"session_id":"s1","cwd":"/repo","hook_event_name":"PreToolUse","tool_name":"Bash",` +
+				`"tool_input":{"command":"` + command + `"},"tool_use_id":"` + id + `"}`
+		},
+	}
+	// The two endpoints take turns, request by request, so that a busy
+	// moment of the shared machine hurts both alike; the medians of their
+	// own latencies are reported.
+	paths := []string{"/ahp", "/hooks/claude-code"}
+	lat := make([][]time.Duration, len(paths))
+	for b.Loop() {
+		for i, path := range paths {
+			// Ids never repeat, not even across -count runs: the audit
+			// layer replays the answer to a retried event.
+			id := "b" + strconv.FormatInt(benchIDs.Add(1), 10)
+			req := httptest.NewRequest(http.MethodPost, path, strings.NewReader(bodies[path](id)))
+			req.Header.Set("Content-Type", "application/json")
+			w := httptest.NewRecorder()
+			start := time.Now()
+			h.ServeHTTP(w, req)
+			lat[i] = append(lat[i], time.Since(start))
+			if w.Code != 200 || strings.Contains(w.Body.String(), "deny") {
+				b.Fatalf("%s: %d %s", path, w.Code, w.Body)
+			}
+		}
+	}
+	for i, path := range paths {
+		slices.Sort(lat[i])
+		b.ReportMetric(float64(lat[i][len(lat[i])/2].Microseconds()), strings.TrimPrefix(strings.TrimPrefix(path, "/hooks"), "/")+"-p50-µs")
+	}
+	b.ReportMetric(float64(lat[0][len(lat[0])/2])/float64(lat[1][len(lat[1])/2]), "hook/ahp-throughput")
+}
