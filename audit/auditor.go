@@ -14,6 +14,7 @@ import (
 	"github.com/open-policy-agent/opa/v1/ast"
 
 	"github.com/ahp-opa/ahp-opa/engine"
+	"github.com/ahp-opa/ahp-opa/enrich"
 	"github.com/ahp-opa/ahp-opa/transport"
 )
 
@@ -280,7 +281,11 @@ func (i *interceptor) Intercept(ctx context.Context, req *transport.InterceptReq
 		}
 	}
 	rec := a.decisionRecord(req, v, now)
-	call := a.cfg.Classify(req.Event.Object, v.Input)
+	input := v.Input
+	if !v.Enriched.Has(enrich.Describe) {
+		input = nil // the policy read too little of input.ahp to describe the call
+	}
+	call := a.cfg.Classify(req.Event.Object, input)
 	rec.Tool.Family = call.Family
 	a.facts.observeDecision(req.Event.Source, req.Event.SessionID, req.Event.CallID, rec.Decision, call, now)
 	a.stats.decisions.Add(1)

@@ -16,6 +16,7 @@ import (
 	"github.com/open-policy-agent/opa/v1/ast"
 
 	"github.com/ahp-opa/ahp-opa/bundles"
+	"github.com/ahp-opa/ahp-opa/enrich"
 	"github.com/ahp-opa/ahp-opa/transport"
 )
 
@@ -124,47 +125,56 @@ func (e *Engine) Snapshot() *Snapshot { return e.current.Load() }
 // Decide evaluates a tool.before event (the decoded JSON object) against the
 // active snapshot.
 func (e *Engine) Decide(ctx context.Context, event map[string]any) (Decision, error) {
-	d, _, err := e.decide(ctx, event)
+	d, _, _, err := e.decide(ctx, event)
 	return d, err
 }
 
-// decide also returns the input it built, for the layers that describe the
-// call afterwards without enriching it twice.
-func (e *Engine) decide(ctx context.Context, event map[string]any) (Decision, ast.Value, error) {
+// decide also returns the input it built and the parts of input.ahp it
+// holds, for the layers that describe the call afterwards without
+// enriching it twice.
+func (e *Engine) decide(ctx context.Context, event map[string]any) (Decision, ast.Value, enrich.Parts, error) {
 	s := e.current.Load()
 	if s == nil {
-		return Decision{}, nil, ErrNotReady
+		return Decision{}, nil, 0, ErrNotReady
 	}
-	input, err := e.Input(event)
+	input, parts, err := e.input(s, event)
 	if err != nil {
-		return Decision{}, nil, fmt.Errorf("building policy input: %w", err)
+		return Decision{}, nil, 0, fmt.Errorf("building policy input: %w", err)
 	}
-	e.addSession(event, input)
 	ctx, cancel := context.WithTimeout(ctx, e.opts.EvalTimeout)
 	defer cancel()
 	d, err := s.Decide(ctx, input)
-	return d, input, err
+	return d, input, parts, err
+}
+
+// input builds the policy input for s: the event, and under input.ahp the
+// parts s reads. An "ahp" key sent by the harness is always replaced.
+func (e *Engine) input(s *Snapshot, event map[string]any) (ast.Object, enrich.Parts, error) {
+	v, err := ast.InterfaceToValue(event)
+	if err != nil {
+		return nil, 0, err
+	}
+	obj, ok := v.(ast.Object)
+	if !ok {
+		return nil, 0, fmt.Errorf("event is %s, not an object", ast.ValueName(v))
+	}
+	r := enrich.Enrich(event, e.inputOptions(), s.needs)
+	obj.Insert(ast.InternedTerm(InputKey), ast.NewTerm(r.Object))
+	if s.needs&enrich.Session != 0 {
+		e.addSession(event, r.Object)
+	}
+	return obj, r.Parts, nil
 }
 
 // addSession puts the session's facts at input.ahp.session.
-func (e *Engine) addSession(event map[string]any, input ast.Value) {
+func (e *Engine) addSession(event map[string]any, ahp ast.Object) {
 	if e.opts.Facts == nil {
 		return
 	}
 	session, _ := event["session"].(map[string]any)
 	id, _ := session["id"].(string)
 	source, _ := event["source"].(string)
-	facts := e.opts.Facts.Session(source, id)
-	if facts == nil {
-		return
-	}
-	obj, _ := input.(ast.Object)
-	if obj == nil {
-		return
-	}
-	if t := obj.Get(ast.InternedTerm(InputKey)); t != nil {
-		if ahp, ok := t.Value.(ast.Object); ok {
-			ahp.Insert(ast.InternedTerm("session"), ast.NewTerm(facts))
-		}
+	if facts := e.opts.Facts.Session(source, id); facts != nil {
+		ahp.Insert(ast.InternedTerm("session"), ast.NewTerm(facts))
 	}
 }

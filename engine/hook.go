@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/ahp-opa/ahp-opa/adapters"
 )
@@ -44,15 +43,4 @@ func (h HookDecider) Decide(ctx context.Context, ev *adapters.Event) (adapters.D
 		reason = h.Redact(reason)
 	}
 	return adapters.Decision{Deny: true, Reason: reason, Code: first.Code}, nil
-}
-
-// agentOf names the agent of a native-hook event from its source
-// (adapters.SourcePrefix + name), "" for any other source.
-func agentOf(event map[string]any) string {
-	src, _ := event["source"].(string)
-	name, ok := strings.CutPrefix(src, adapters.SourcePrefix)
-	if !ok || !adapters.Known(name) {
-		return ""
-	}
-	return name
 }

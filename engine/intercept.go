@@ -8,6 +8,7 @@ import (
 
 	"github.com/open-policy-agent/opa/v1/ast"
 
+	"github.com/ahp-opa/ahp-opa/enrich"
 	"github.com/ahp-opa/ahp-opa/redact"
 	"github.com/ahp-opa/ahp-opa/transport"
 )
@@ -24,8 +25,11 @@ type Verdict struct {
 	Decision Decision
 	// Input is the policy input that was evaluated, nil when none was
 	// built. It is only read.
-	Input   ast.Value
-	Elapsed time.Duration
+	Input ast.Value
+	// Enriched are the parts of input.ahp that Input holds: those the
+	// policy reads.
+	Enriched enrich.Parts
+	Elapsed  time.Duration
 }
 
 // Intercept decides a hooks/intercept request: no objection, or one deny.
@@ -50,18 +54,19 @@ const (
 func (e *Engine) Judge(ctx context.Context, req *transport.InterceptRequest) Verdict {
 	start := time.Now()
 	var (
-		d     Decision
-		input ast.Value
-		err   error
+		d        Decision
+		input    ast.Value
+		enriched enrich.Parts
+		err      error
 	)
 	if req.Size > e.opts.MaxInputBytes {
 		// Checking it would take time and memory without bound; a deny
 		// says why, where an error would let a fail-open harness run it.
 		d = e.tooLarge(req.Size)
 	} else {
-		d, input, err = e.decide(ctx, req.Event.Object)
+		d, input, enriched, err = e.decide(ctx, req.Event.Object)
 	}
-	v := Verdict{Decision: d, Input: input}
+	v := Verdict{Decision: d, Input: input, Enriched: enriched}
 	v.Result, v.Err = e.answer(ctx, req, d, err)
 	v.Elapsed = time.Since(start)
 	return v

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"github.com/ahp-opa/ahp-opa/enrich"
 	"slices"
 	"strings"
 	"testing"
@@ -77,8 +78,8 @@ func TestSecretsNeverHoldTheSecret(t *testing.T) {
 		{"name": "Bash", "input": cmd("echo '" + key + "' > t.txt")},
 		{"name": "Bash", "input": cmd("cat > t <<EOF\n" + key + "\nEOF")},
 	} {
-		ahp := Enrich(toolEvent(input), InputOptions{Home: "/home/dev"})
-		s := ahp.Get(keySecrets)
+		ahp := enrich.Enrich(toolEvent(input), InputOptions{Home: "/home/dev"}, enrich.All).Object
+		s := ahp.Get(ast.StringTerm("secrets"))
 		if s == nil {
 			t.Fatalf("%v: no input.ahp.secrets", input)
 		}
@@ -100,8 +101,8 @@ func TestContentKeysMatchLibrary(t *testing.T) {
 	for _, x := range evalLib(t, s, "data.ahp.lib.tools._content_keys", nil).([]any) {
 		lib = append(lib, x.(string))
 	}
-	if !slices.Equal(lib, ContentKeys) {
-		t.Errorf("ContentKeys = %v, library = %v", ContentKeys, lib)
+	if !slices.Equal(lib, enrich.ContentKeys) {
+		t.Errorf("enrich.ContentKeys = %v, library = %v", enrich.ContentKeys, lib)
 	}
 }
 

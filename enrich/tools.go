@@ -1,6 +1,7 @@
-package engine
+package enrich
 
 import (
+	"maps"
 	"slices"
 	"strings"
 )
@@ -291,3 +292,6 @@ var writingPrograms = map[string]bool{
 	"cp": true, "mv": true, "install": true, "ln": true, "rsync": true, "ditto": true,
 	"sed": true, "perl": true, "gsed": true, "curl": true, "wget": true, "dd": true,
 }
+
+// WriteOps returns the redirection operators that write a file, sorted.
+func WriteOps() []string { return slices.Sorted(maps.Keys(writeOps)) }

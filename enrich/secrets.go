@@ -1,4 +1,4 @@
-package engine
+package enrich
 
 import (
 	"github.com/open-policy-agent/opa/v1/ast"
