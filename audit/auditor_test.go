@@ -79,7 +79,7 @@ func newReq(id, tool, command string) *transport.InterceptRequest {
 	return &transport.InterceptRequest{
 		ID: transport.StringID(id), Effects: []string{"deny"},
 		Event: transport.Event{ID: id, Source: "urn:h", Type: "tool.before", SessionID: "s1", CallID: "c-" + id,
-			Tool: transport.Tool{Name: tool, Kind: "shell"}, Object: ev},
+			Tool: transport.Tool{Name: tool, Kind: "shell"}, Object: ast.MustInterfaceToValue(ev).(ast.Object)},
 	}
 }
 
@@ -326,10 +326,13 @@ func TestIncludeInputIsRedacted(t *testing.T) {
 }
 
 func TestSessionFacts(t *testing.T) {
-	classify := func(event map[string]any, _ ast.Value) Call {
-		tool, _ := event["tool"].(map[string]any)
-		in, _ := tool["input"].(map[string]any)
-		cmd, _ := in["command"].(string)
+	classify := func(event ast.Object, _ ast.Value) Call {
+		var cmd string
+		if t := event.Get(ast.InternedTerm("tool")); t != nil {
+			if c, err := t.Value.(ast.Object).Find(ast.MustParseRef("x.input.command")[1:]); err == nil {
+				cmd = string(c.(ast.String))
+			}
+		}
 		if cmd == "cat .env" {
 			return Call{Family: "file_read", Reads: []string{"/repo/.env"}, Secret: true}
 		}

@@ -208,7 +208,7 @@ deny contains "strict" if to_number(input.tool.input.n) > 1`})
 		if tool == "fail" {
 			ev = event(tool, map[string]any{"n": "sk-live-secret"})
 		}
-		return &transport.InterceptRequest{ID: transport.StringID("e1"), Event: transport.Event{ID: "e1", Object: ev}, Effects: effects}
+		return &transport.InterceptRequest{ID: transport.StringID("e1"), Event: transport.Event{ID: "e1", Object: ast.MustInterfaceToValue(ev).(ast.Object)}, Effects: effects}
 	}
 	res, err := e.Intercept(context.Background(), req("none", "deny"))
 	if err != nil || len(res.Effects) != 0 {
@@ -324,7 +324,7 @@ func TestInputHoldsWhatThePolicyReads(t *testing.T) {
 			e := loaded(t, Options{Facts: facts}, map[string]string{"p.rego": "package ahp.tool.before.p\n" + tt.rule})
 			ev := event("Bash", map[string]any{"command": "ls"})
 			ev["ahp"] = map[string]any{"forged": true}
-			req := &transport.InterceptRequest{Event: transport.Event{ID: "e1", Object: ev}, Effects: []string{"deny"}}
+			req := &transport.InterceptRequest{Event: transport.Event{ID: "e1", Object: ast.MustInterfaceToValue(ev).(ast.Object)}, Effects: []string{"deny"}}
 			v := e.Judge(context.Background(), req)
 			if v.Err != nil {
 				t.Fatal(v.Err)
@@ -342,3 +342,6 @@ func TestInputHoldsWhatThePolicyReads(t *testing.T) {
 		})
 	}
 }
+
+// eventObject is an event as the transport hands it over.
+func eventObject(ev map[string]any) ast.Object { return ast.MustInterfaceToValue(ev).(ast.Object) }

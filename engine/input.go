@@ -30,11 +30,8 @@ func BuildInput(event map[string]any, opts InputOptions) (ast.Value, error) {
 // Reenrich returns input, a policy input built for a policy that reads
 // only some of input.ahp, with the whole enrichment of event instead; the
 // session facts it held are kept.
-func Reenrich(input ast.Value, event map[string]any, opts InputOptions) ast.Value {
-	full, err := BuildInput(event, opts)
-	if err != nil {
-		return input
-	}
+func Reenrich(input ast.Value, event ast.Object, opts InputOptions) ast.Value {
+	full := FullInput(event, opts)
 	if s := ahpObject(input).Get(ast.InternedTerm("session")); s != nil {
 		ahpObject(full).Insert(ast.InternedTerm("session"), s)
 	}
@@ -51,4 +48,13 @@ func ahpObject(input ast.Value) ast.Object {
 		}
 	}
 	return ast.NewObject()
+}
+
+// FullInput returns the policy input for an event with every part of
+// input.ahp but the session facts. The event is not modified.
+func FullInput(event ast.Object, opts InputOptions) ast.Object {
+	full := ast.NewObject()
+	event.Foreach(func(k, v *ast.Term) { full.Insert(k, v) })
+	full.Insert(ast.InternedTerm(InputKey), ast.NewTerm(enrich.Enrich(event, opts, enrich.All).Object))
+	return full
 }

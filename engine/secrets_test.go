@@ -78,7 +78,7 @@ func TestSecretsNeverHoldTheSecret(t *testing.T) {
 		{"name": "Bash", "input": cmd("echo '" + key + "' > t.txt")},
 		{"name": "Bash", "input": cmd("cat > t <<EOF\n" + key + "\nEOF")},
 	} {
-		ahp := enrich.Enrich(toolEvent(input), InputOptions{Home: "/home/dev"}, enrich.All).Object
+		ahp := enrich.Enrich(eventObject(toolEvent(input)), InputOptions{Home: "/home/dev"}, enrich.All).Object
 		s := ahp.Get(ast.StringTerm("secrets"))
 		if s == nil {
 			t.Fatalf("%v: no input.ahp.secrets", input)
@@ -119,7 +119,7 @@ func TestTooLargeIsDenied(t *testing.T) {
 	}
 	ev := toolEvent(map[string]any{"name": "Bash", "input": cmd("ls")})
 	req := func(size int, effects ...string) *transport.InterceptRequest {
-		return &transport.InterceptRequest{ID: transport.StringID("e1"), Event: transport.Event{ID: "e1", Object: ev}, Effects: effects, Size: size}
+		return &transport.InterceptRequest{ID: transport.StringID("e1"), Event: transport.Event{ID: "e1", Object: ast.MustInterfaceToValue(ev).(ast.Object)}, Effects: effects, Size: size}
 	}
 	v := e.Judge(context.Background(), req(2048, "deny"))
 	if v.Err != nil || len(v.Result.Effects) != 0 || v.Input == nil {

@@ -67,7 +67,7 @@ func BuildInput(event map[string]any, opts Options) (ast.Value, error) {
 	if !ok {
 		return nil, fmt.Errorf("event is %s, not an object", ast.ValueName(v))
 	}
-	obj.Insert(keyAHP, ast.NewTerm(Enrich(event, opts, All).Object))
+	obj.Insert(keyAHP, ast.NewTerm(Enrich(obj, opts, All).Object))
 	return obj, nil
 }
 
@@ -153,11 +153,11 @@ type enricher struct {
 // are computed as needed (the sensitive flag needs every path, so the
 // shell command is parsed for it) but only the parts asked for are put in
 // Result.Object.
-func Enrich(event map[string]any, opts Options, parts Parts) *Result {
-	tool, _ := event["tool"].(map[string]any)
-	name, _ := tool["name"].(string)
-	kind, _ := tool["kind"].(string)
-	origin, _ := tool["origin"].(string)
+func Enrich(event ast.Object, opts Options, parts Parts) *Result {
+	tool := object(event, "tool")
+	name, _ := text(tool, "name")
+	kind, _ := text(tool, "kind")
+	origin, _ := text(tool, "origin")
 	r := &Result{Parts: parts, Family: family(name, kind, origin), Agent: agentOf(event)}
 	fam := r.Family
 	items := make([][2]*ast.Term, 0, 9)
@@ -174,15 +174,13 @@ func Enrich(event map[string]any, opts Options, parts Parts) *Result {
 		return r
 	}
 
-	input, _ := tool["input"].(map[string]any)
-	session, _ := event["session"].(map[string]any)
-	cwd, _ := session["cwd"].(string)
+	input := object(tool, "input")
+	session := object(event, "session")
+	cwd, _ := text(session, "cwd")
 	var roots []string
-	if list, ok := session["workspaceRoots"].([]any); ok {
-		for _, r := range list {
-			if s, ok := r.(string); ok {
-				roots = append(roots, s)
-			}
+	for _, r := range elems(session, "workspaceRoots") {
+		if s, ok := asText(r.Value); ok {
+			roots = append(roots, s)
 		}
 	}
 	home := opts.Home
@@ -252,8 +250,8 @@ func Enrich(event map[string]any, opts Options, parts Parts) *Result {
 
 // agentOf names the agent of a native-hook event from its source
 // (adapters.SourcePrefix + name), "" for any other source.
-func agentOf(event map[string]any) string {
-	src, _ := event["source"].(string)
+func agentOf(event ast.Object) string {
+	src, _ := text(event, "source")
 	name, ok := strings.CutPrefix(src, adapters.SourcePrefix)
 	if !ok || !adapters.Known(name) {
 		return ""
@@ -331,12 +329,12 @@ func (en *enricher) path(raw string, extraKey, extraValue *ast.Term) *ast.Term {
 }
 
 // shell analyses the command of a shell tool.
-func (en *enricher) shell(input map[string]any, lim shell.Limits) *ast.Term {
-	raw, ok := input["command"]
-	if !ok {
-		raw, ok = input["cmd"]
+func (en *enricher) shell(input ast.Object, lim shell.Limits) *ast.Term {
+	raw := field(input, "command")
+	if raw == nil {
+		raw = field(input, "cmd")
 	}
-	if !ok {
+	if raw == nil {
 		return nil
 	}
 	if lim == (shell.Limits{}) {
@@ -345,13 +343,13 @@ func (en *enricher) shell(input map[string]any, lim shell.Limits) *ast.Term {
 	var a *shell.Analysis
 	var script string
 	switch c := raw.(type) {
-	case string:
-		script = c
-		a = shell.Analyze(c, lim)
-	case []any:
-		argv := make([]string, 0, len(c))
-		for _, v := range c {
-			s, ok := v.(string)
+	case ast.String:
+		script = string(c)
+		a = shell.Analyze(script, lim)
+	case *ast.Array:
+		argv := make([]string, 0, c.Len())
+		for i := range c.Len() {
+			s, ok := asText(c.Elem(i).Value)
 			if !ok {
 				return nil
 			}
@@ -693,7 +691,7 @@ func urlTerm(u *url.URL, raw string, extraKey, extraValue *ast.Term) *ast.Term {
 // toolURLs finds the URLs a tool is asked to open: its url and urls
 // fields, and for fetch tools the URLs written in a prompt (Gemini CLI's
 // web_fetch takes one).
-func toolURLs(input map[string]any, fetch bool) []*ast.Term {
+func toolURLs(input ast.Object, fetch bool) []*ast.Term {
 	var out []*ast.Term
 	add := func(key, s string) {
 		if u := parseURL(s); u != nil && len(out) < 64 {
@@ -701,19 +699,17 @@ func toolURLs(input map[string]any, fetch bool) []*ast.Term {
 		}
 	}
 	for _, k := range []string{"url", "uri"} {
-		if s, ok := input[k].(string); ok {
+		if s, ok := text(input, k); ok {
 			add(k, s)
 		}
 	}
-	if list, ok := input["urls"].([]any); ok {
-		for _, v := range list {
-			if s, ok := v.(string); ok {
-				add("urls", s)
-			}
+	for _, v := range elems(input, "urls") {
+		if s, ok := asText(v.Value); ok {
+			add("urls", s)
 		}
 	}
 	if fetch {
-		if s, ok := input["prompt"].(string); ok {
+		if s, ok := text(input, "prompt"); ok {
 			for _, word := range strings.Fields(s) {
 				add("prompt", word)
 			}

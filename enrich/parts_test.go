@@ -44,7 +44,8 @@ func TestPartsSelect(t *testing.T) {
 	ev := toolEvent(map[string]any{"name": "Bash", "input": map[string]any{
 		"command": "echo ghp_abcdefghijklmnopqrstuvwxyz0123456789 > ~/.ssh/config"}})
 	ev["source"] = "urn:ahp-opa:agent:codex"
-	all := Enrich(ev, Options{Home: "/home/dev"}, All)
+	evObj := ast.MustInterfaceToValue(ev).(ast.Object)
+	all := Enrich(evObj, Options{Home: "/home/dev"}, All)
 	if all.Shell == nil || !all.Sensitive || !all.Writes || all.Agent != "codex" {
 		t.Fatalf("whole enrichment = %+v", all)
 	}
@@ -53,7 +54,7 @@ func TestPartsSelect(t *testing.T) {
 			continue // filled by the engine
 		}
 		t.Run(key, func(t *testing.T) {
-			one := Enrich(ev, Options{Home: "/home/dev"}, part)
+			one := Enrich(evObj, Options{Home: "/home/dev"}, part)
 			if got := one.Object.Len(); got != 1 {
 				t.Errorf("input.ahp has %d keys, want 1: %v", got, one.Object)
 			}
@@ -63,7 +64,7 @@ func TestPartsSelect(t *testing.T) {
 			}
 		})
 	}
-	if none := Enrich(ev, Options{Home: "/home/dev"}, 0); none.Object.Len() != 0 || none.Shell != nil {
+	if none := Enrich(evObj, Options{Home: "/home/dev"}, 0); none.Object.Len() != 0 || none.Shell != nil {
 		t.Errorf("no parts: %+v", none)
 	}
 }

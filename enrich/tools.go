@@ -4,6 +4,8 @@ import (
 	"maps"
 	"slices"
 	"strings"
+
+	"github.com/open-policy-agent/opa/v1/ast"
 )
 
 // Tool families: one rule written against a family covers every harness.
@@ -109,15 +111,15 @@ func family(name, kind, origin string) string {
 
 // mcpTool names the server and tool of an MCP call: from the AHP mcp
 // descriptor, or from a Claude Code style name mcp__server__tool.
-func mcpTool(name string, tool map[string]any) (server, toolName string) {
-	if d, ok := tool["mcp"].(map[string]any); ok {
-		if s, ok := d["server"].(map[string]any); ok {
-			server, _ = s["name"].(string)
+func mcpTool(name string, tool ast.Object) (server, toolName string) {
+	if d := object(tool, "mcp"); d != nil {
+		if s := object(d, "server"); s != nil {
+			server, _ = text(s, "name")
 			if server == "" {
-				server, _ = s["id"].(string)
+				server, _ = text(s, "id")
 			}
 		}
-		toolName, _ = d["toolName"].(string)
+		toolName, _ = text(d, "toolName")
 	}
 	if rest, ok := strings.CutPrefix(name, "mcp__"); ok && (server == "" || toolName == "") {
 		s, t, _ := strings.Cut(rest, "__")
@@ -142,32 +144,29 @@ var pathListKeys = []string{"paths", "file_paths", "files"}
 
 // toolPaths returns the paths a file or search tool names, with the input
 // key each came from.
-func toolPaths(input map[string]any) (keys, paths []string) {
+func toolPaths(input ast.Object) (keys, paths []string) {
 	for _, k := range pathKeys {
-		if s, ok := input[k].(string); ok && s != "" {
+		if s, ok := text(input, k); ok && s != "" {
 			keys, paths = append(keys, k), append(paths, s)
 		}
 	}
 	for _, k := range pathListKeys {
-		list, _ := input[k].([]any)
-		for _, v := range list {
-			if s, ok := v.(string); ok && s != "" {
+		for _, v := range elems(input, k) {
+			if s, ok := asText(v.Value); ok && s != "" {
 				keys, paths = append(keys, k), append(paths, s)
 			}
 		}
 	}
-	if edits, ok := input["edits"].([]any); ok {
-		for _, e := range edits {
-			if m, ok := e.(map[string]any); ok {
-				if s, ok := m["file_path"].(string); ok && s != "" {
-					keys, paths = append(keys, "edits"), append(paths, s)
-				}
+	for _, e := range elems(input, "edits") {
+		if m, ok := e.Value.(ast.Object); ok {
+			if s, ok := text(m, "file_path"); ok && s != "" {
+				keys, paths = append(keys, "edits"), append(paths, s)
 			}
 		}
 	}
 	// Codex's apply_patch hook payload carries the envelope as command.
 	for _, k := range []string{"patch", "input", "command"} {
-		if s, ok := input[k].(string); ok {
+		if s, ok := text(input, k); ok {
 			for _, p := range patchPaths(s) {
 				keys, paths = append(keys, k), append(paths, p)
 			}

@@ -145,7 +145,7 @@ func generateFixtures(t *testing.T) []byte {
 			continue
 		}
 		seen[key] = true
-		ahp := enrich.Enrich(event, enrich.Options{Home: fixtureHome}, enrich.All).Object
+		ahp := enrich.Enrich(ast.MustInterfaceToValue(event).(ast.Object), enrich.Options{Home: fixtureHome}, enrich.All).Object
 		entries = append(entries, entry{key: key, ahp: compactJSON(t, ast.MustJSON(ahp))})
 	}
 	slices.SortFunc(entries, func(a, b entry) int { return strings.Compare(a.key, b.key) })

@@ -187,5 +187,5 @@ func (c *Canary) evaluate(job canaryJob) {
 		SessionID: ev.SessionID, CallID: ev.CallID, Tool: &audit.Tool{Name: ev.Tool.Name},
 		Decision: job.live.Decision, Reason: job.live.Reason, Codes: job.live.Codes, Revision: job.live.Revision,
 		Canary: &audit.Verdict{Decision: cand.Decision, Reason: cand.Reason, Codes: cand.Codes, Revision: cand.Revision},
-	}, ev.Object)
+	}, ev.Map())
 }

@@ -12,6 +12,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/open-policy-agent/opa/v1/ast"
+
 	"github.com/ahp-opa/ahp-opa/audit"
 	"github.com/ahp-opa/ahp-opa/engine"
 	"github.com/ahp-opa/ahp-opa/transport"
@@ -299,13 +301,18 @@ func decodeRecord(line []byte) (*audit.Record, bool) {
 func requestOf(rec *audit.Record) *transport.InterceptRequest {
 	ev := transport.Event{
 		ID: rec.EventID, Source: rec.Source, Type: rec.EventType, Time: rec.Time,
-		CallID: rec.CallID, SessionID: rec.SessionID, Object: rec.Input,
+		CallID: rec.CallID, SessionID: rec.SessionID,
+	}
+	if v, err := ast.InterfaceToValue(rec.Input); err == nil {
+		ev.Object, _ = v.(ast.Object)
 	}
 	if rec.Tool != nil {
 		ev.Tool.Name = rec.Tool.Name
 	}
 	if t, ok := rec.Input["tool"].(map[string]any); ok {
-		ev.Tool.Input, _ = t["input"].(map[string]any)
+		if v, err := ast.InterfaceToValue(t["input"]); err == nil {
+			ev.Tool.Input, _ = v.(ast.Object)
+		}
 	}
 	return &transport.InterceptRequest{Event: ev, Effects: []string{transport.EffectDeny}}
 }

@@ -420,12 +420,12 @@ func (ex *exchange) recover() {
 // -32004 with the request id when it can be read, nothing for a
 // notification (B-RPC-4).
 func panicResponse(data []byte) *Response {
-	msg, perr := Decode(data)
+	msg, perr := decodeObject(data)
 	if perr != nil {
 		return &Response{Error: InternalError("")}
 	}
-	v, hasID := msg["id"]
-	if !hasID {
+	v := get(msg, "id")
+	if v == nil {
 		return nil
 	}
 	id, _ := parseID(v)

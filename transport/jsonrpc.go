@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/open-policy-agent/opa/v1/ast"
 )
 
 // JSON-RPC 2.0 error codes, and the server-error codes AHP reserves.
@@ -37,18 +39,17 @@ func StringID(s string) ID {
 // IntID returns the ID for an integer id.
 func IntID(n int64) ID { return ID{raw: strconv.FormatInt(n, 10)} }
 
-// parseID accepts what a request id may be: a non-empty string or an integer
-// (decoded with UseNumber, so json.Number). Anything else, null included, is
-// invalid.
-func parseID(v any) (ID, bool) {
+// parseID accepts what a request id may be: a non-empty string or an
+// integer. Anything else, null included, is invalid.
+func parseID(v ast.Value) (ID, bool) {
 	switch v := v.(type) {
-	case string:
+	case ast.String:
 		if v == "" {
 			return ID{}, false
 		}
-		return StringID(v), true
-	case json.Number:
-		s := v.String()
+		return StringID(string(v)), true
+	case ast.Number:
+		s := string(v)
 		if strings.ContainsAny(s, ".eE") {
 			return ID{}, false
 		}

@@ -112,9 +112,13 @@ func idFromPrefix(prefix []byte) ID {
 		if err != nil {
 			return ID{}
 		}
-		var v any
 		if key == "id" {
-			if dec.Decode(&v) != nil {
+			var raw json.RawMessage
+			if dec.Decode(&raw) != nil {
+				return ID{}
+			}
+			v, _, err := parseJSON(raw)
+			if err != nil {
 				return ID{}
 			}
 			id, _ := parseID(v)
