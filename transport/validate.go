@@ -261,9 +261,7 @@ func hasBadNumber(v ast.Value) bool {
 	case ast.Number:
 		return !evaluableNumber(string(v))
 	case ast.Object:
-		bad := false
-		v.Foreach(func(_, x *ast.Term) { bad = bad || hasBadNumber(x.Value) })
-		return bad
+		return v.Until(func(_, x *ast.Term) bool { return hasBadNumber(x.Value) })
 	case *ast.Array:
 		for i := range v.Len() {
 			if hasBadNumber(v.Elem(i).Value) {
