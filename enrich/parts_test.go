@@ -22,6 +22,10 @@ func TestNeeded(t *testing.T) {
 		{"whole input", `deny contains "x" if { x := input; x.ahp.shell }`, All},
 		{"input as argument", `deny contains "x" if { walk(input, [p, v]); v == "rm" }`, All},
 		{"nested in another ref", `deny contains "x" if data.lists[input.ahp.agent]`, Agent},
+		{"import alias", "import input.ahp.shell as sh\ndeny contains \"x\" if sh.programs.rm", Shell},
+		{"import of ahp", "import input.ahp\ndeny contains \"x\" if ahp.writes", Writes},
+		{"function argument", "f(x) if x.programs.rm\ndeny contains \"x\" if f(input.ahp.shell)", Shell},
+		{"with", `deny contains "x" if { input.ahp.secrets with input.ahp.tool as {} }`, Secrets | Tool},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
