@@ -15,6 +15,7 @@ import (
 	"net/http"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -280,6 +281,12 @@ func (h *HTTP) serveProbe(w http.ResponseWriter, r *http.Request, ok bool, msg s
 // the body is read (B-HTTP-7).
 func (h *HTTP) serveAHP(w http.ResponseWriter, r *http.Request) {
 	ex := &exchange{h: h, w: w, r: r}
+	var body *[]byte
+	defer func() {
+		if body != nil {
+			putBuffer(body) // after ex.recover: Handle keeps nothing of the bytes
+		}
+	}()
 	defer ex.recover()
 	if !h.authorized(r) {
 		h.unauthorized(w, r)
@@ -301,7 +308,9 @@ func (h *HTTP) serveAHP(w http.ResponseWriter, r *http.Request) {
 		ex.reject(http.StatusRequestEntityTooLarge)
 		return
 	}
-	data, err := readBody(w, r, h.maxBody)
+	body = getBuffer()
+	data, err := readBody(w, r, h.maxBody, (*body)[:0])
+	*body = data
 	if err != nil {
 		var tooLarge *http.MaxBytesError
 		if errors.As(err, &tooLarge) {
@@ -317,20 +326,32 @@ func (h *HTTP) serveAHP(w http.ResponseWriter, r *http.Request) {
 	ex.respond(resp)
 }
 
-// readBody reads the whole body, at most limit bytes, in one allocation
-// when the client announced its length.
-func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, error) {
+// readBody reads the whole body, at most limit bytes, into buf (grown
+// once when the client announced its length).
+func readBody(w http.ResponseWriter, r *http.Request, limit int64, buf []byte) ([]byte, error) {
 	body := http.MaxBytesReader(w, r.Body, limit)
 	if n := r.ContentLength; n >= 0 {
-		buf := make([]byte, n)
+		buf = slices.Grow(buf[:0], int(n))[:n]
 		if _, err := io.ReadFull(body, buf); err != nil {
-			return nil, err
+			return buf[:0], err
 		}
 		// A body longer than announced is a broken client; the server
 		// would cut it off anyway.
 		return buf, nil
 	}
-	return io.ReadAll(body)
+	for {
+		if len(buf) == cap(buf) {
+			buf = slices.Grow(buf, 4<<10)
+		}
+		n, err := body.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if errors.Is(err, io.EOF) {
+			return buf, nil
+		}
+		if err != nil {
+			return buf, err
+		}
+	}
 }
 
 // exchange tracks one POST so that a panic anywhere still gets a JSON-RPC
