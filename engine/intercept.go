@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"time"
 
 	"github.com/open-policy-agent/opa/v1/ast"
@@ -88,6 +89,14 @@ func (e *Engine) tooLarge(size int) Decision {
 }
 
 func (e *Engine) answer(ctx context.Context, req *transport.InterceptRequest, d Decision, err error) (*transport.InterceptResult, *transport.Error) {
+	if err == nil && !d.Denied() && len(d.Errors) == 0 && len(d.Shadowed) == 0 {
+		// Most answers: nothing to report, and a logger With the event's
+		// attributes would be made for nothing.
+		if e.log.Enabled(ctx, slog.LevelDebug) {
+			e.log.DebugContext(ctx, "no objection", "event", req.Event.ID, "tool", req.Event.Tool.Name, "revision", d.Revision)
+		}
+		return transport.NewResult(), nil
+	}
 	log := e.log.With("event", req.Event.ID, "tool", req.Event.Tool.Name)
 	var evalErr *EvalError
 	switch {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/ahp-opa/ahp-opa/audit"
 	"github.com/ahp-opa/ahp-opa/engine"
+	"github.com/ahp-opa/ahp-opa/enrich"
 	"github.com/ahp-opa/ahp-opa/transport"
 )
 
@@ -222,11 +223,16 @@ func replayLine(ctx context.Context, line []byte, judge Judge, opts *ReplayOptio
 	if opts.Facts != nil {
 		opts.Facts.Tick(rec.Time) // the facts as of this event: sessions idle past their TTL are gone
 	}
-	v := judge.Judge(ctx, requestOf(rec))
+	req := requestOf(rec)
+	v := judge.Judge(ctx, req)
 	// What happened then shapes the session from here on, whatever the
 	// candidate says now.
 	if opts.Facts != nil {
-		opts.Facts.Apply(rec, engine.DescribeCall(v.Input))
+		input := v.Input
+		if !v.Enriched.Has(enrich.Describe) && req.Event.Object != nil {
+			input = engine.FullInput(req.Event.Object, engine.InputOptions{}) // the candidate read too little to tell
+		}
+		opts.Facts.Apply(rec, engine.DescribeCall(input))
 	}
 	rep.Events++
 	before, after := RecordOutcome(rec), verdictOutcome(v)
