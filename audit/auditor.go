@@ -2,7 +2,6 @@ package audit
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"hash/maphash"
 	"log/slog"
@@ -14,6 +13,7 @@ import (
 	"github.com/open-policy-agent/opa/v1/ast"
 
 	"github.com/ahp-opa/ahp-opa/engine"
+	"github.com/ahp-opa/ahp-opa/enrich"
 	"github.com/ahp-opa/ahp-opa/transport"
 )
 
@@ -60,13 +60,14 @@ func (c *Config) defaults() {
 }
 
 // describe classifies a call from the input the engine evaluated, or, for
-// an observed event, from a freshly built one.
-func describe(event map[string]any, input ast.Value) Call {
+// an observed event or one whose policy read too little of input.ahp,
+// from a freshly enriched one.
+func describe(event ast.Object, input ast.Value) Call {
 	if input == nil {
-		var err error
-		if input, err = engine.BuildInput(event, engine.InputOptions{}); err != nil {
+		if event == nil {
 			return Call{}
 		}
+		input = engine.FullInput(event, engine.InputOptions{})
 	}
 	return engine.DescribeCall(input)
 }
@@ -280,7 +281,11 @@ func (i *interceptor) Intercept(ctx context.Context, req *transport.InterceptReq
 		}
 	}
 	rec := a.decisionRecord(req, v, now)
-	call := a.cfg.Classify(req.Event.Object, v.Input)
+	input := v.Input
+	if !v.Enriched.Has(enrich.Describe) {
+		input = nil // the policy read too little of input.ahp to describe the call
+	}
+	call := a.cfg.Classify(req.Event.Object, input)
 	rec.Tool.Family = call.Family
 	a.facts.observeDecision(req.Event.Source, req.Event.SessionID, req.Event.CallID, rec.Decision, call, now)
 	a.stats.decisions.Add(1)
@@ -360,7 +365,7 @@ func (a *Auditor) decisionRecord(req *transport.InterceptRequest, v engine.Verdi
 	}
 	a.ruleOutcomes(r, v.Decision)
 	if a.cfg.IncludeInput {
-		r.Input, _ = a.redact.Value(ev.Object, "").(map[string]any)
+		r.Input, _ = a.redact.Value(ev.Map(), "").(map[string]any)
 	}
 	return r
 }
@@ -516,7 +521,9 @@ func (a *Auditor) observe(ob *transport.Observation) {
 	var call Call
 	if t, ok := ev["tool"].(map[string]any); ok {
 		name, _ := t["name"].(string)
-		call = a.cfg.Classify(ev, nil)
+		obj, _ := ast.InterfaceToValue(ev)
+		evObj, _ := obj.(ast.Object)
+		call = a.cfg.Classify(evObj, nil)
 		r.Tool = &Tool{Name: name, Family: call.Family}
 		r.CallID, _ = t["callId"].(string)
 	}
@@ -602,48 +609,46 @@ func (a *Auditor) noteFactsEvictions(now time.Time) {
 // fingerprint hashes an event's content, so that a retry (same ids, same
 // content) replays the first answer while a different call that reuses an
 // id is decided afresh.
-func fingerprint(seed maphash.Seed, v any) uint64 {
+func fingerprint(seed maphash.Seed, v ast.Value) uint64 {
 	var h maphash.Hash
 	h.SetSeed(seed)
 	hashValue(&h, v)
 	return h.Sum64()
 }
 
-func hashValue(h *maphash.Hash, v any) {
+func hashValue(h *maphash.Hash, v ast.Value) {
 	switch v := v.(type) {
-	case map[string]any:
-		keys := make([]string, 0, len(v))
-		for k := range v {
-			keys = append(keys, k)
-		}
-		slices.Sort(keys)
+	case ast.Object:
+		keys := v.Keys()
+		slices.SortFunc(keys, func(a, b *ast.Term) int { return a.Value.Compare(b.Value) })
 		h.WriteByte('{')
 		for _, k := range keys {
-			h.WriteString(k)
+			s, _ := k.Value.(ast.String)
+			h.WriteString(string(s))
 			h.WriteByte(0)
-			hashValue(h, v[k])
+			hashValue(h, v.Get(k).Value)
 		}
 		h.WriteByte('}')
-	case []any:
+	case *ast.Array:
 		h.WriteByte('[')
-		for _, x := range v {
-			hashValue(h, x)
+		for i := range v.Len() {
+			hashValue(h, v.Elem(i).Value)
 		}
 		h.WriteByte(']')
-	case string:
+	case ast.String:
 		h.WriteByte('s')
-		h.WriteString(v)
+		h.WriteString(string(v))
 		h.WriteByte(0)
-	case json.Number:
+	case ast.Number:
 		h.WriteByte('n')
 		h.WriteString(string(v))
-	case bool:
+	case ast.Boolean:
 		if v {
 			h.WriteByte('t')
 		} else {
 			h.WriteByte('f')
 		}
-	case nil:
+	case ast.Null:
 		h.WriteByte('0')
 	}
 }

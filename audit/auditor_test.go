@@ -13,6 +13,7 @@ import (
 
 	"github.com/open-policy-agent/opa/v1/ast"
 
+	"github.com/ahp-opa/ahp-opa/bundles"
 	"github.com/ahp-opa/ahp-opa/engine"
 	"github.com/ahp-opa/ahp-opa/transport"
 )
@@ -79,7 +80,7 @@ func newReq(id, tool, command string) *transport.InterceptRequest {
 	return &transport.InterceptRequest{
 		ID: transport.StringID(id), Effects: []string{"deny"},
 		Event: transport.Event{ID: id, Source: "urn:h", Type: "tool.before", SessionID: "s1", CallID: "c-" + id,
-			Tool: transport.Tool{Name: tool, Kind: "shell"}, Object: ev},
+			Tool: transport.Tool{Name: tool, Kind: "shell"}, Object: ast.MustInterfaceToValue(ev).(ast.Object)},
 	}
 }
 
@@ -326,10 +327,13 @@ func TestIncludeInputIsRedacted(t *testing.T) {
 }
 
 func TestSessionFacts(t *testing.T) {
-	classify := func(event map[string]any, _ ast.Value) Call {
-		tool, _ := event["tool"].(map[string]any)
-		in, _ := tool["input"].(map[string]any)
-		cmd, _ := in["command"].(string)
+	classify := func(event ast.Object, _ ast.Value) Call {
+		var cmd string
+		if t := event.Get(ast.InternedTerm("tool")); t != nil {
+			if c, err := t.Value.(ast.Object).Find(ast.MustParseRef("x.input.command")[1:]); err == nil {
+				cmd = string(c.(ast.String))
+			}
+		}
 		if cmd == "cat .env" {
 			return Call{Family: "file_read", Reads: []string{"/repo/.env"}, Secret: true}
 		}
@@ -368,5 +372,32 @@ func TestSessionFacts(t *testing.T) {
 	flush(t, a)
 	if a.Facts().Session("urn:h", "s1") != nil {
 		t.Error("facts survived session.end")
+	}
+}
+
+// TestFactsWhenThePolicyReadsNoEnrichment: the engine enriches an event
+// only with what the policy reads; the session facts still come from the
+// whole description of the call.
+func TestFactsWhenThePolicyReadsNoEnrichment(t *testing.T) {
+	m, err := ast.ParseModuleWithOpts("p.rego", "package ahp.tool.before.p\ndeny contains \"no\" if input.tool.name == \"Danger\"", ast.ParserOptions{RegoVersion: ast.RegoV1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	eng := engine.New(engine.Options{})
+	if err := eng.Load(context.Background(), &bundles.Policy{Modules: map[string]*ast.Module{"p.rego": m}}); err != nil {
+		t.Fatal(err)
+	}
+	a := newAuditor(t, Config{}, nil)
+	ctx := context.Background()
+	if _, err := a.Interceptor(eng).Intercept(ctx, newReq("e1", "Bash", "cat /repo/.env")); err != nil {
+		t.Fatal(err)
+	}
+	flush(t, a)
+	v := a.Facts().Session("urn:h", "s1")
+	if v == nil {
+		t.Fatal("no facts for the session")
+	}
+	if got, err := v.Find(ast.MustParseRef("x.files_read")[1:]); err != nil || got.String() != `["/repo/.env"]` {
+		t.Errorf("files_read = %v (%v)", got, err)
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/open-policy-agent/opa/v1/ast"
+
 	"github.com/ahp-opa/ahp-opa/bundles"
 	"github.com/ahp-opa/ahp-opa/engine"
 	"github.com/ahp-opa/ahp-opa/transport"
@@ -56,7 +58,7 @@ func BenchmarkAuditOverhead(b *testing.B) {
 				ev["id"] = id
 				req := &transport.InterceptRequest{ID: transport.StringID(id), Effects: []string{"deny"},
 					Event: transport.Event{ID: id, Source: "urn:x", Type: "tool.before", SessionID: "sess_123",
-						CallID: "call_" + id, Tool: transport.Tool{Name: "Bash", Kind: "shell"}, Object: ev}}
+						CallID: "call_" + id, Tool: transport.Tool{Name: "Bash", Kind: "shell"}, Object: ast.MustInterfaceToValue(ev).(ast.Object)}}
 				if _, err := srv.Interceptor.Intercept(ctx, req); err != nil {
 					b.Fatal(err)
 				}

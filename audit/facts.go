@@ -16,7 +16,7 @@ type Call = engine.CallFacts
 
 // Classifier describes a tool call from its event and, when the engine
 // evaluated it, the policy input it built (nil otherwise).
-type Classifier func(event map[string]any, input ast.Value) Call
+type Classifier func(event ast.Object, input ast.Value) Call
 
 // Bounds per session: facts are a summary, not a history. Whatever the
 // traffic, the store holds at most maxSessions × (4 lists × maxFactItems

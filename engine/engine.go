@@ -16,6 +16,7 @@ import (
 	"github.com/open-policy-agent/opa/v1/ast"
 
 	"github.com/ahp-opa/ahp-opa/bundles"
+	"github.com/ahp-opa/ahp-opa/enrich"
 	"github.com/ahp-opa/ahp-opa/transport"
 )
 
@@ -124,47 +125,84 @@ func (e *Engine) Snapshot() *Snapshot { return e.current.Load() }
 // Decide evaluates a tool.before event (the decoded JSON object) against the
 // active snapshot.
 func (e *Engine) Decide(ctx context.Context, event map[string]any) (Decision, error) {
-	d, _, err := e.decide(ctx, event)
+	obj, err := eventValue(event)
+	if err != nil {
+		return Decision{}, fmt.Errorf("building policy input: %w", err)
+	}
+	d, _, _, err := e.decide(ctx, obj)
 	return d, err
 }
 
-// decide also returns the input it built, for the layers that describe the
-// call afterwards without enriching it twice.
-func (e *Engine) decide(ctx context.Context, event map[string]any) (Decision, ast.Value, error) {
+// eventValue converts an event held as Go values.
+func eventValue(event map[string]any) (ast.Object, error) {
+	v, err := ast.InterfaceToValue(event)
+	if err != nil {
+		return nil, err
+	}
+	obj, ok := v.(ast.Object)
+	if !ok {
+		return nil, fmt.Errorf("event is %s, not an object", ast.ValueName(v))
+	}
+	return obj, nil
+}
+
+// decide also returns the input it built and the parts of input.ahp it
+// holds, for the layers that describe the call afterwards without
+// enriching it twice.
+func (e *Engine) decide(ctx context.Context, event ast.Object) (Decision, ast.Value, enrich.Parts, error) {
 	s := e.current.Load()
 	if s == nil {
-		return Decision{}, nil, ErrNotReady
+		return Decision{}, nil, 0, ErrNotReady
 	}
-	input, err := e.Input(event)
-	if err != nil {
-		return Decision{}, nil, fmt.Errorf("building policy input: %w", err)
-	}
-	e.addSession(event, input)
+	input, parts := e.input(s, event)
 	ctx, cancel := context.WithTimeout(ctx, e.opts.EvalTimeout)
 	defer cancel()
 	d, err := s.Decide(ctx, input)
-	return d, input, err
+	return d, input, parts, err
+}
+
+// input builds the policy input for s: the event's fields, and under
+// input.ahp the parts s reads. An "ahp" key sent by the harness is
+// always replaced. The event itself is not modified.
+func (e *Engine) input(s *Snapshot, event ast.Object) (ast.Object, enrich.Parts) {
+	r := enrich.Enrich(event, e.inputOptions(), s.needs)
+	if s.needs&enrich.Session != 0 {
+		e.addSession(event, r.Object)
+	}
+	keyAHP := ast.InternedTerm(InputKey)
+	items := make([][2]*ast.Term, 0, event.Len()+1)
+	event.Foreach(func(k, v *ast.Term) {
+		if !k.Equal(keyAHP) {
+			items = append(items, [2]*ast.Term{k, v})
+		}
+	})
+	items = append(items, [2]*ast.Term{keyAHP, ast.NewTerm(r.Object)})
+	return ast.NewObject(items...), r.Parts
 }
 
 // addSession puts the session's facts at input.ahp.session.
-func (e *Engine) addSession(event map[string]any, input ast.Value) {
+func (e *Engine) addSession(event, ahp ast.Object) {
 	if e.opts.Facts == nil {
 		return
 	}
-	session, _ := event["session"].(map[string]any)
-	id, _ := session["id"].(string)
-	source, _ := event["source"].(string)
-	facts := e.opts.Facts.Session(source, id)
-	if facts == nil {
-		return
-	}
-	obj, _ := input.(ast.Object)
-	if obj == nil {
-		return
-	}
-	if t := obj.Get(ast.InternedTerm(InputKey)); t != nil {
-		if ahp, ok := t.Value.(ast.Object); ok {
-			ahp.Insert(ast.InternedTerm("session"), ast.NewTerm(facts))
+	id, source := "", ""
+	if t := event.Get(ast.InternedTerm("session")); t != nil {
+		if session, ok := t.Value.(ast.Object); ok {
+			id = stringAt(session, "id")
 		}
 	}
+	source = stringAt(event, "source")
+	if facts := e.opts.Facts.Session(source, id); facts != nil {
+		ahp.Insert(ast.InternedTerm("session"), ast.NewTerm(facts))
+	}
+}
+
+// stringAt returns obj's key when it is a string, else "".
+func stringAt(obj ast.Object, key string) string {
+	if t := obj.Get(ast.InternedTerm(key)); t != nil {
+		if s, ok := t.Value.(ast.String); ok {
+			return string(s)
+		}
+	}
+	return ""
 }

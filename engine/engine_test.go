@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -13,6 +14,7 @@ import (
 	"github.com/open-policy-agent/opa/v1/ast"
 
 	"github.com/ahp-opa/ahp-opa/bundles"
+	"github.com/ahp-opa/ahp-opa/enrich"
 	"github.com/ahp-opa/ahp-opa/transport"
 )
 
@@ -215,7 +217,7 @@ deny contains "strict" if to_number(input.tool.input.n) > 1`})
 		if tool == "fail" {
 			ev = event(tool, map[string]any{"n": "sk-live-secret"})
 		}
-		return &transport.InterceptRequest{ID: transport.StringID("e1"), Event: transport.Event{ID: "e1", Object: ev}, Effects: effects}
+		return &transport.InterceptRequest{ID: transport.StringID("e1"), Event: transport.Event{ID: "e1", Object: ast.MustInterfaceToValue(ev).(ast.Object)}, Effects: effects}
 	}
 	res, err := e.Intercept(context.Background(), req("none", "deny"))
 	if err != nil || len(res.Effects) != 0 {
@@ -308,3 +310,48 @@ func TestSwapUnderLoad(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+type fixedFacts struct{ v ast.Value }
+
+func (f fixedFacts) Session(_, _ string) ast.Value { return f.v }
+
+// TestInputHoldsWhatThePolicyReads: the event is enriched with the parts
+// of input.ahp the policy reads and no others; a harness-sent "ahp" never
+// survives.
+func TestInputHoldsWhatThePolicyReads(t *testing.T) {
+	facts := fixedFacts{ast.MustParseTerm(`{"reads": 2}`).Value}
+	tests := []struct {
+		name, rule string
+		want       enrich.Parts
+		keys       []string
+	}{
+		{"raw", `deny contains "x" if input.tool.name == "Nope"`, 0, nil},
+		{"shell", `deny contains "x" if input.ahp.shell.programs.nope`, enrich.Shell, []string{"shell"}},
+		{"session", `deny contains "x" if input.ahp.session.reads > 5`, enrich.Session, []string{"session"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := loaded(t, Options{Facts: facts}, map[string]string{"p.rego": "package ahp.tool.before.p\n" + tt.rule})
+			ev := event("Bash", map[string]any{"command": "ls"})
+			ev["ahp"] = map[string]any{"forged": true}
+			req := &transport.InterceptRequest{Event: transport.Event{ID: "e1", Object: ast.MustInterfaceToValue(ev).(ast.Object)}, Effects: []string{"deny"}}
+			v := e.Judge(context.Background(), req)
+			if v.Err != nil {
+				t.Fatal(v.Err)
+			}
+			if v.Enriched != tt.want {
+				t.Errorf("Enriched = %b, want %b", v.Enriched, tt.want)
+			}
+			var keys []string
+			for _, k := range ahpObject(v.Input).Keys() {
+				keys = append(keys, string(k.Value.(ast.String)))
+			}
+			if !slices.Equal(keys, tt.keys) {
+				t.Errorf("input.ahp keys = %v, want %v", keys, tt.keys)
+			}
+		})
+	}
+}
+
+// eventObject is an event as the transport hands it over.
+func eventObject(ev map[string]any) ast.Object { return ast.MustInterfaceToValue(ev).(ast.Object) }

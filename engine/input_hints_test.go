@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"github.com/ahp-opa/ahp-opa/enrich"
 	"slices"
 	"sort"
 	"testing"
@@ -33,30 +34,28 @@ func TestClassesMatchLibraryLists(t *testing.T) {
 	t.Parallel()
 	s := builtinEngine(t).Snapshot()
 	for class, rule := range map[string]string{
-		ClassShell:       "data.ahp.lib.shell.shells",
-		ClassInterpreter: "data.ahp.lib.shell.interpreters",
-		ClassDownloader:  "data.ahp.lib.shell.downloaders",
-		ClassNetwork:     "data.ahp.lib.shell.network_tools",
-		ClassEscalator:   "data.ahp.lib.shell.escalators",
-		ClassDBClient:    "data.ahp.tool.before.builtin._db_clients",
-		ClassInfra:       "{k | some k, _ in data.ahp.tool.before.builtin._infra_kind}",
-		ClassPublisher:   "{k | some k, _ in data.ahp.tool.before.builtin._publish_kind}",
-		ClassMkfs:        `{n | some n in ["mkfs", "mke2fs", "mkswap", "newfs", "mkdosfs", "mkntfs"]; data.ahp.tool.before.builtin._mkfs(n)}`,
-		ClassRelease:     "data.ahp.tool.before.builtin._release_programs",
-		ClassGrant:       "data.ahp.tool.before.builtin._granter",
+		enrich.ClassShell:       "data.ahp.lib.shell.shells",
+		enrich.ClassInterpreter: "data.ahp.lib.shell.interpreters",
+		enrich.ClassDownloader:  "data.ahp.lib.shell.downloaders",
+		enrich.ClassNetwork:     "data.ahp.lib.shell.network_tools",
+		enrich.ClassEscalator:   "data.ahp.lib.shell.escalators",
+		enrich.ClassDBClient:    "data.ahp.tool.before.builtin._db_clients",
+		enrich.ClassInfra:       "{k | some k, _ in data.ahp.tool.before.builtin._infra_kind}",
+		enrich.ClassPublisher:   "{k | some k, _ in data.ahp.tool.before.builtin._publish_kind}",
+		enrich.ClassMkfs:        `{n | some n in ["mkfs", "mke2fs", "mkswap", "newfs", "mkdosfs", "mkntfs"]; data.ahp.tool.before.builtin._mkfs(n)}`,
 	} {
 		var lib []string
 		for _, x := range evalLib(t, s, rule, nil).([]any) {
 			lib = append(lib, x.(string))
 		}
-		got := slices.Clone(ClassMembers(class))
+		got := slices.Clone(enrich.ClassMembers(class))
 		sort.Strings(lib)
 		sort.Strings(got)
 		if !slices.Equal(got, lib) {
 			t.Errorf("class %s = %v, library %s = %v", class, got, rule, lib)
 		}
 	}
-	for op := range writeOps {
+	for _, op := range enrich.WriteOps() {
 		if evalLib(t, s, `"`+op+`" in data.ahp.lib.shell.write_ops`, nil) != true {
 			t.Errorf("write op %q is not in ahp.lib.shell.write_ops", op)
 		}

@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"time"
 
 	"github.com/open-policy-agent/opa/v1/ast"
 
+	"github.com/ahp-opa/ahp-opa/enrich"
 	"github.com/ahp-opa/ahp-opa/redact"
 	"github.com/ahp-opa/ahp-opa/transport"
 )
@@ -24,8 +26,11 @@ type Verdict struct {
 	Decision Decision
 	// Input is the policy input that was evaluated, nil when none was
 	// built. It is only read.
-	Input   ast.Value
-	Elapsed time.Duration
+	Input ast.Value
+	// Enriched are the parts of input.ahp that Input holds: those the
+	// policy reads.
+	Enriched enrich.Parts
+	Elapsed  time.Duration
 }
 
 // Intercept decides a hooks/intercept request: no objection, or one deny.
@@ -50,18 +55,19 @@ const (
 func (e *Engine) Judge(ctx context.Context, req *transport.InterceptRequest) Verdict {
 	start := time.Now()
 	var (
-		d     Decision
-		input ast.Value
-		err   error
+		d        Decision
+		input    ast.Value
+		enriched enrich.Parts
+		err      error
 	)
 	if req.Size > e.opts.MaxInputBytes {
 		// Checking it would take time and memory without bound; a deny
 		// says why, where an error would let a fail-open harness run it.
 		d = e.tooLarge(req.Size)
 	} else {
-		d, input, err = e.decide(ctx, req.Event.Object)
+		d, input, enriched, err = e.decide(ctx, req.Event.Object)
 	}
-	v := Verdict{Decision: d, Input: input}
+	v := Verdict{Decision: d, Input: input, Enriched: enriched}
 	v.Result, v.Err = e.answer(ctx, req, d, err)
 	v.Elapsed = time.Since(start)
 	return v
@@ -83,6 +89,14 @@ func (e *Engine) tooLarge(size int) Decision {
 }
 
 func (e *Engine) answer(ctx context.Context, req *transport.InterceptRequest, d Decision, err error) (*transport.InterceptResult, *transport.Error) {
+	if err == nil && !d.Denied() && len(d.Errors) == 0 && len(d.Shadowed) == 0 {
+		// Most answers: nothing to report, and a logger With the event's
+		// attributes would be made for nothing.
+		if e.log.Enabled(ctx, slog.LevelDebug) {
+			e.log.DebugContext(ctx, "no objection", "event", req.Event.ID, "tool", req.Event.Tool.Name, "revision", d.Revision)
+		}
+		return transport.NewResult(), nil
+	}
 	log := e.log.With("event", req.Event.ID, "tool", req.Event.Tool.Name)
 	var evalErr *EvalError
 	switch {

@@ -212,3 +212,11 @@ func TestExplain(t *testing.T) {
 		}
 	}
 }
+
+func toolEvent(tool map[string]any) map[string]any {
+	return map[string]any{
+		"id": "e1", "type": "tool.before",
+		"session": map[string]any{"id": "s1", "cwd": "/home/dev/repo", "workspaceRoots": []any{"/home/dev/repo"}},
+		"tool":    tool,
+	}
+}

@@ -216,7 +216,7 @@ func TestRuleErrorReports(t *testing.T) {
 	inputs := []string{"abc", "abc", "abc", "GITHUB_TOKEN=" + token}
 	intercept := func(x string) (*transport.InterceptResult, error) {
 		req := &transport.InterceptRequest{ID: transport.StringID("e1"), Effects: []string{"deny"},
-			Event: transport.Event{ID: "e1", Object: event("Bash", map[string]any{"command": "ls", "x": x})}}
+			Event: transport.Event{ID: "e1", Object: eventObject(event("Bash", map[string]any{"command": "ls", "x": x}))}}
 		return e.Intercept(context.Background(), req)
 	}
 	for _, x := range inputs {
@@ -335,7 +335,7 @@ deny contains {"code": "com.example.small", "reason": "too big"} if {
 				in["y"] = tt.y
 			}
 			req := &transport.InterceptRequest{ID: transport.StringID("e1"), Effects: []string{"deny"},
-				Event: transport.Event{ID: "e1", Object: event("Bash", in)}}
+				Event: transport.Event{ID: "e1", Object: eventObject(event("Bash", in))}}
 			v := e.Judge(context.Background(), req)
 			if v.Err != nil {
 				t.Fatal(v.Err)
@@ -488,7 +488,7 @@ func TestRuleErrorsConcurrently(t *testing.T) {
 		wg.Go(func() {
 			for range each {
 				req := &transport.InterceptRequest{ID: transport.StringID("e1"), Effects: []string{"deny"},
-					Event: transport.Event{ID: "e1", Object: event("Bash", map[string]any{"command": "git push --force origin main", "x": "abc"})}}
+					Event: transport.Event{ID: "e1", Object: eventObject(event("Bash", map[string]any{"command": "git push --force origin main", "x": "abc"}))}}
 				v := e.Judge(context.Background(), req)
 				if v.Err != nil || len(v.Result.Effects) != 1 || v.Result.Effects[0].Code != "dev.ahp-opa.git.force-push" {
 					t.Errorf("verdict %+v", v)
@@ -511,7 +511,7 @@ func TestRuleErrorDenyOnTheWire(t *testing.T) {
 	t.Parallel()
 	e := loaded(t, Options{}, map[string]string{"rules/team.rego": teamRule})
 	req := &transport.InterceptRequest{ID: transport.StringID("e1"), Effects: []string{"deny"},
-		Event: transport.Event{ID: "e1", Object: event("Bash", map[string]any{"command": "ls", "x": "sk-live-abcdefghijklmnop1234"})}}
+		Event: transport.Event{ID: "e1", Object: eventObject(event("Bash", map[string]any{"command": "ls", "x": "sk-live-abcdefghijklmnop1234"}))}}
 	res, err := e.Intercept(context.Background(), req)
 	if err != nil || len(res.Effects) != 1 {
 		t.Fatalf("%+v, %v", res, err)

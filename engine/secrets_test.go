@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"github.com/ahp-opa/ahp-opa/enrich"
 	"slices"
 	"strings"
 	"testing"
@@ -78,8 +79,8 @@ func TestSecretsNeverHoldTheSecret(t *testing.T) {
 		{"name": "Bash", "input": cmd("echo '" + key + "' > t.txt")},
 		{"name": "Bash", "input": cmd("cat > t <<EOF\n" + key + "\nEOF")},
 	} {
-		ahp := Enrich(toolEvent(input), InputOptions{Home: "/home/dev"})
-		s := ahp.Get(keySecrets)
+		ahp := enrich.Enrich(eventObject(toolEvent(input)), InputOptions{Home: "/home/dev"}, enrich.All).Object
+		s := ahp.Get(ast.StringTerm("secrets"))
 		if s == nil {
 			t.Fatalf("%v: no input.ahp.secrets", input)
 		}
@@ -102,8 +103,8 @@ func TestContentKeysMatchLibrary(t *testing.T) {
 	for _, x := range evalLib(t, s, "data.ahp.lib.tools._content_keys", nil).([]any) {
 		lib = append(lib, x.(string))
 	}
-	if !slices.Equal(lib, ContentKeys) {
-		t.Errorf("ContentKeys = %v, library = %v", ContentKeys, lib)
+	if !slices.Equal(lib, enrich.ContentKeys) {
+		t.Errorf("enrich.ContentKeys = %v, library = %v", enrich.ContentKeys, lib)
 	}
 }
 
@@ -115,7 +116,7 @@ func TestTooLargeIsDenied(t *testing.T) {
 	e.Activate(builtinSnapshot(t, nil, CompileOptions{}))
 	ev := toolEvent(map[string]any{"name": "Bash", "input": cmd("ls")})
 	req := func(size int, effects ...string) *transport.InterceptRequest {
-		return &transport.InterceptRequest{ID: transport.StringID("e1"), Event: transport.Event{ID: "e1", Object: ev}, Effects: effects, Size: size}
+		return &transport.InterceptRequest{ID: transport.StringID("e1"), Event: transport.Event{ID: "e1", Object: ast.MustInterfaceToValue(ev).(ast.Object)}, Effects: effects, Size: size}
 	}
 	v := e.Judge(context.Background(), req(2048, "deny"))
 	if v.Err != nil || len(v.Result.Effects) != 0 || v.Input == nil {

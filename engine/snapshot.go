@@ -16,6 +16,7 @@ import (
 	"github.com/open-policy-agent/opa/v1/topdown"
 
 	"github.com/ahp-opa/ahp-opa/bundles"
+	"github.com/ahp-opa/ahp-opa/enrich"
 )
 
 // DecisionRoot is where decision rules live: the event type tool.before read
@@ -44,7 +45,13 @@ type Snapshot struct {
 	spans   map[string][]codeSpan // the rules with a code, by file
 	// onRuleError is what a failed rule means for the event.
 	onRuleError OnRuleError
+	// needs are the parts of input.ahp the policy reads: the only ones
+	// an event is enriched with.
+	needs enrich.Parts
 }
+
+// Needs returns the parts of input.ahp the policy reads.
+func (s *Snapshot) Needs() enrich.Parts { return s.needs }
 
 // domain is one failure domain: a deny rule set (all `deny` rules of one
 // package) with queries of its own, so that when one set fails the others
@@ -96,7 +103,7 @@ func CompileWith(ctx context.Context, p *bundles.Policy, opts CompileOptions) (*
 	if err != nil {
 		return nil, err
 	}
-	s := &Snapshot{Revision: p.Revision, Compiler: c, Built: time.Now(), onRuleError: onErr}
+	s := &Snapshot{Revision: p.Revision, Compiler: c, Built: time.Now(), onRuleError: onErr, needs: enrich.Needed(c.Modules)}
 	data := p.Data
 	if data == nil {
 		data = map[string]any{}

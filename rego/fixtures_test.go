@@ -16,7 +16,7 @@ import (
 	"github.com/open-policy-agent/opa/v1/format"
 	oparego "github.com/open-policy-agent/opa/v1/rego"
 
-	"github.com/ahp-opa/ahp-opa/engine"
+	"github.com/ahp-opa/ahp-opa/enrich"
 	"github.com/ahp-opa/ahp-opa/rego"
 )
 
@@ -24,7 +24,7 @@ var update = flag.Bool("update", false, "rewrite the recorded input.ahp of the R
 
 // The Rego tests build events with helpers such as bash("…"); each helper
 // X has a twin X_event that builds the raw event, and X looks the event's
-// input.ahp up in a recording. The recording is what engine.Enrich makes
+// input.ahp up in a recording. The recording is what enrich.Enrich makes
 // of each event, so the stock `opa test`, which has no enrichment, runs the
 // same tests on the same input as ahp-opa.
 const (
@@ -146,7 +146,7 @@ func generateFixtures(t *testing.T) []byte {
 			continue
 		}
 		seen[key] = true
-		ahp := engine.Enrich(event, engine.InputOptions{Home: fixtureHome})
+		ahp := enrich.Enrich(ast.MustInterfaceToValue(event).(ast.Object), enrich.Options{Home: fixtureHome}, enrich.All).Object
 		entries = append(entries, entry{key: key, ahp: compactJSON(t, ast.MustJSON(ahp))})
 	}
 	slices.SortFunc(entries, func(a, b entry) int { return strings.Compare(a.key, b.key) })

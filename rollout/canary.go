@@ -11,6 +11,7 @@ import (
 
 	"github.com/ahp-opa/ahp-opa/audit"
 	"github.com/ahp-opa/ahp-opa/engine"
+	"github.com/ahp-opa/ahp-opa/enrich"
 	"github.com/ahp-opa/ahp-opa/transport"
 )
 
@@ -87,9 +88,10 @@ type Canary struct {
 // canaryJob is what the worker needs, copied off the request: later
 // layers may change the verdict's result (reasons are redacted in place).
 type canaryJob struct {
-	ev    transport.Event
-	input ast.Value
-	live  Outcome
+	ev       transport.Event
+	input    ast.Value
+	enriched enrich.Parts // what input.ahp holds
+	live     Outcome
 }
 
 // NewCanary starts a canary comparing cand with the live policy and
@@ -126,7 +128,7 @@ func (j canaryJudge) Judge(ctx context.Context, req *transport.InterceptRequest)
 		return v // nothing was evaluated (no policy yet, or no input): nothing to compare
 	}
 	select {
-	case j.c.queue <- canaryJob{ev: req.Event, input: v.Input, live: verdictOutcome(v)}:
+	case j.c.queue <- canaryJob{ev: req.Event, input: v.Input, enriched: v.Enriched, live: verdictOutcome(v)}:
 	default:
 		j.c.dropped.Add(1)
 	}
@@ -157,7 +159,13 @@ func (c *Canary) run() {
 }
 
 func (c *Canary) evaluate(job canaryJob) {
-	d, err := c.cand.Decide(c.ctx, job.input)
+	input := job.input
+	if !job.enriched.Has(enrich.All &^ enrich.Session) {
+		// The live policy reads less of input.ahp than the candidate may:
+		// enrich again, off the request path, keeping the session facts.
+		input = engine.Reenrich(job.input, job.ev.Object, engine.InputOptions{})
+	}
+	d, err := c.cand.Decide(c.ctx, input)
 	c.evaluated.Add(1)
 	if err != nil {
 		c.errors.Add(1)
@@ -179,5 +187,5 @@ func (c *Canary) evaluate(job canaryJob) {
 		SessionID: ev.SessionID, CallID: ev.CallID, Tool: &audit.Tool{Name: ev.Tool.Name},
 		Decision: job.live.Decision, Reason: job.live.Reason, Codes: job.live.Codes, Revision: job.live.Revision,
 		Canary: &audit.Verdict{Decision: cand.Decision, Reason: cand.Reason, Codes: cand.Codes, Revision: cand.Revision},
-	}, ev.Object)
+	}, ev.Map())
 }

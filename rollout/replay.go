@@ -12,8 +12,11 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/open-policy-agent/opa/v1/ast"
+
 	"github.com/ahp-opa/ahp-opa/audit"
 	"github.com/ahp-opa/ahp-opa/engine"
+	"github.com/ahp-opa/ahp-opa/enrich"
 	"github.com/ahp-opa/ahp-opa/transport"
 )
 
@@ -220,11 +223,16 @@ func replayLine(ctx context.Context, line []byte, judge Judge, opts *ReplayOptio
 	if opts.Facts != nil {
 		opts.Facts.Tick(rec.Time) // the facts as of this event: sessions idle past their TTL are gone
 	}
-	v := judge.Judge(ctx, requestOf(rec))
+	req := requestOf(rec)
+	v := judge.Judge(ctx, req)
 	// What happened then shapes the session from here on, whatever the
 	// candidate says now.
 	if opts.Facts != nil {
-		opts.Facts.Apply(rec, engine.DescribeCall(v.Input))
+		input := v.Input
+		if !v.Enriched.Has(enrich.Describe) && req.Event.Object != nil {
+			input = engine.FullInput(req.Event.Object, engine.InputOptions{}) // the candidate read too little to tell
+		}
+		opts.Facts.Apply(rec, engine.DescribeCall(input))
 	}
 	rep.Events++
 	before, after := RecordOutcome(rec), verdictOutcome(v)
@@ -299,13 +307,18 @@ func decodeRecord(line []byte) (*audit.Record, bool) {
 func requestOf(rec *audit.Record) *transport.InterceptRequest {
 	ev := transport.Event{
 		ID: rec.EventID, Source: rec.Source, Type: rec.EventType, Time: rec.Time,
-		CallID: rec.CallID, SessionID: rec.SessionID, Object: rec.Input,
+		CallID: rec.CallID, SessionID: rec.SessionID,
+	}
+	if v, err := ast.InterfaceToValue(rec.Input); err == nil {
+		ev.Object, _ = v.(ast.Object)
 	}
 	if rec.Tool != nil {
 		ev.Tool.Name = rec.Tool.Name
 	}
 	if t, ok := rec.Input["tool"].(map[string]any); ok {
-		ev.Tool.Input, _ = t["input"].(map[string]any)
+		if v, err := ast.InterfaceToValue(t["input"]); err == nil {
+			ev.Tool.Input, _ = v.(ast.Object)
+		}
 	}
 	return &transport.InterceptRequest{Event: ev, Effects: []string{transport.EffectDeny}}
 }

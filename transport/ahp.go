@@ -2,6 +2,8 @@ package transport
 
 import (
 	"time"
+
+	"github.com/open-policy-agent/opa/v1/ast"
 )
 
 // DefaultMaxInputBytes is the largest hooks/intercept message a backend
@@ -26,7 +28,9 @@ const (
 )
 
 // Event is the validated view of a tool event. Object holds the whole event
-// exactly as decoded, unknown fields included: it is what policies see.
+// exactly as decoded, unknown fields included, as the policy engine's
+// values: it is what policies see, parsed once from the message. It is
+// only read.
 type Event struct {
 	ID        string
 	Source    string
@@ -35,7 +39,16 @@ type Event struct {
 	CallID    string // call.id, or the legacy tool.callId
 	SessionID string // empty when the event carries no session
 	Tool      Tool
-	Object    map[string]any
+	Object    ast.Object
+}
+
+// Map returns the event as Go values (map[string]any, []any, string,
+// json.Number, bool, nil), for the layers that record or transform it.
+func (e *Event) Map() map[string]any {
+	if e.Object == nil {
+		return nil
+	}
+	return goMap(e.Object)
 }
 
 // Tool is the tool part of a tool event.
@@ -43,7 +56,7 @@ type Tool struct {
 	Name   string
 	Kind   string // optional classification, an open set
 	Origin string // "native", "mcp", or empty on legacy events
-	Input  map[string]any
+	Input  ast.Object
 }
 
 // InterceptRequest is a validated hooks/intercept request for tool.before.

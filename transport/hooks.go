@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/open-policy-agent/opa/v1/ast"
+
 	"github.com/ahp-opa/ahp-opa/adapters"
 )
 
@@ -27,9 +29,16 @@ type HookDecider struct {
 // Decide implements adapters.Decider. Its errors become the reason the
 // agent shows, so they say what to do and quote nothing of the input.
 func (d HookDecider) Decide(ctx context.Context, ev *adapters.Event) (adapters.Decision, error) {
-	event, problem := parseToolEvent(ev.Object)
+	// The adapters build Go values (they link no OPA); the event is turned
+	// into AST values once, here, as a message body is on /ahp.
+	v, err := ast.InterfaceToValue(ev.Object)
+	obj, ok := v.(ast.Object)
+	if err != nil || !ok {
+		return adapters.Decision{}, fmt.Errorf("the %s payload maps to an event that cannot be evaluated (please report it, with the output of 'ahp-opa version')", ev.Agent)
+	}
+	event, problem := parseToolEvent(obj)
 	if problem == "" {
-		if field := numberOutOfRange(ev.Object, "event"); field != "" {
+		if field := numberOutOfRange(obj, "event"); field != "" {
 			problem = field + " is a number out of the range a policy can evaluate"
 		}
 	}
@@ -134,7 +143,7 @@ func (h *HTTP) serveHook(w http.ResponseWriter, r *http.Request, agent string) {
 		tooLarge()
 		return
 	}
-	data, err := readBody(w, r, h.maxBody)
+	data, err := readBody(w, r, h.maxBody, nil)
 	if err != nil {
 		var over *http.MaxBytesError
 		if errors.As(err, &over) {

@@ -6,7 +6,6 @@ import (
 	"crypto/sha256"
 	"crypto/subtle"
 	"crypto/tls"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -16,6 +15,7 @@ import (
 	"net/http"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -294,6 +294,12 @@ func (h *HTTP) serveProbe(w http.ResponseWriter, r *http.Request, ok bool, msg s
 // the body is read (B-HTTP-7).
 func (h *HTTP) serveAHP(w http.ResponseWriter, r *http.Request) {
 	ex := &exchange{h: h, w: w, r: r}
+	var body *[]byte
+	defer func() {
+		if body != nil {
+			putBuffer(body) // after ex.recover: Handle keeps nothing of the bytes
+		}
+	}()
 	defer ex.recover()
 	if !h.authorized(r) {
 		h.unauthorized(w, r)
@@ -315,7 +321,9 @@ func (h *HTTP) serveAHP(w http.ResponseWriter, r *http.Request) {
 		ex.reject(http.StatusRequestEntityTooLarge)
 		return
 	}
-	data, err := readBody(w, r, h.maxBody)
+	body = getBuffer()
+	data, err := readBody(w, r, h.maxBody, (*body)[:0])
+	*body = data
 	if err != nil {
 		var tooLarge *http.MaxBytesError
 		if errors.As(err, &tooLarge) {
@@ -331,20 +339,32 @@ func (h *HTTP) serveAHP(w http.ResponseWriter, r *http.Request) {
 	ex.respond(resp)
 }
 
-// readBody reads the whole body, at most limit bytes, in one allocation
-// when the client announced its length.
-func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, error) {
+// readBody reads the whole body, at most limit bytes, into buf (grown
+// once when the client announced its length).
+func readBody(w http.ResponseWriter, r *http.Request, limit int64, buf []byte) ([]byte, error) {
 	body := http.MaxBytesReader(w, r.Body, limit)
 	if n := r.ContentLength; n >= 0 {
-		buf := make([]byte, n)
+		buf = slices.Grow(buf[:0], int(n))[:n]
 		if _, err := io.ReadFull(body, buf); err != nil {
-			return nil, err
+			return buf[:0], err
 		}
 		// A body longer than announced is a broken client; the server
 		// would cut it off anyway.
 		return buf, nil
 	}
-	return io.ReadAll(body)
+	for {
+		if len(buf) == cap(buf) {
+			buf = slices.Grow(buf, 4<<10)
+		}
+		n, err := body.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if errors.Is(err, io.EOF) {
+			return buf, nil
+		}
+		if err != nil {
+			return buf, err
+		}
+	}
 }
 
 // exchange tracks one POST so that a panic anywhere still gets a JSON-RPC
@@ -397,14 +417,16 @@ func (ex *exchange) respond(resp *Response) {
 			status = http.StatusBadRequest
 		}
 	}
-	// MarshalJSON directly: json.Marshal would re-scan its output.
-	b, err := resp.MarshalJSON()
+	buf := getBuffer()
+	defer putBuffer(buf) // the body is copied out by Write
+	b, err := resp.AppendJSON((*buf)[:0])
 	if err != nil {
 		// Only a handler bug gets here; the harness still needs an answer.
 		ex.h.log.Error("http: encoding response failed", "id", resp.ID.String(), "err", err)
 		code = CodeBackendInternalError
-		b, _ = json.Marshal(&Response{ID: resp.ID, Error: InternalError("")})
+		b, _ = (&Response{ID: resp.ID, Error: InternalError("")}).AppendJSON((*buf)[:0])
 	}
+	*buf = b
 	hdr := ex.w.Header()
 	hdr.Set("Content-Type", "application/json")
 	hdr.Set("Content-Length", strconv.Itoa(len(b)))
@@ -433,12 +455,12 @@ func (ex *exchange) recover() {
 // -32004 with the request id when it can be read, nothing for a
 // notification (B-RPC-4).
 func panicResponse(data []byte) *Response {
-	msg, perr := Decode(data)
+	msg, perr := decodeObject(data)
 	if perr != nil {
 		return &Response{Error: InternalError("")}
 	}
-	v, hasID := msg["id"]
-	if !hasID {
+	v := get(msg, "id")
+	if v == nil {
 		return nil
 	}
 	id, _ := parseID(v)

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/open-policy-agent/opa/v1/ast"
 )
 
 // JSON-RPC 2.0 error codes, and the server-error codes AHP reserves.
@@ -37,18 +39,17 @@ func StringID(s string) ID {
 // IntID returns the ID for an integer id.
 func IntID(n int64) ID { return ID{raw: strconv.FormatInt(n, 10)} }
 
-// parseID accepts what a request id may be: a non-empty string or an integer
-// (decoded with UseNumber, so json.Number). Anything else, null included, is
-// invalid.
-func parseID(v any) (ID, bool) {
+// parseID accepts what a request id may be: a non-empty string or an
+// integer. Anything else, null included, is invalid.
+func parseID(v ast.Value) (ID, bool) {
 	switch v := v.(type) {
-	case string:
+	case ast.String:
 		if v == "" {
 			return ID{}, false
 		}
-		return StringID(v), true
-	case json.Number:
-		s := v.String()
+		return StringID(string(v)), true
+	case ast.Number:
+		s := string(v)
 		if strings.ContainsAny(s, ".eE") {
 			return ID{}, false
 		}
@@ -139,26 +140,44 @@ type Response struct {
 	Error  *Error
 }
 
-type wireResult struct {
-	JSONRPC string           `json:"jsonrpc"`
-	ID      ID               `json:"id"`
-	Result  *InterceptResult `json:"result"`
-}
-
-type wireError struct {
-	JSONRPC string `json:"jsonrpc"`
-	ID      ID     `json:"id"`
-	Error   *Error `json:"error"`
-}
-
 // MarshalJSON encodes the response on a single line; encoding/json escapes
 // every control character, so the output never holds a raw newline.
-func (r *Response) MarshalJSON() ([]byte, error) {
+func (r *Response) MarshalJSON() ([]byte, error) { return r.AppendJSON(nil) }
+
+// AppendJSON appends the encoding of MarshalJSON to b. The envelope is
+// written directly; only an error or the effects of a deny go through
+// encoding/json.
+func (r *Response) AppendJSON(b []byte) ([]byte, error) {
+	if r.Error == nil && r.Result == nil {
+		return b, fmt.Errorf("transport: response %s has neither result nor error", r.ID)
+	}
+	b = append(b, `{"jsonrpc":"2.0","id":`...)
+	b = append(b, r.ID.String()...)
 	if r.Error != nil {
-		return json.Marshal(wireError{JSONRPC: "2.0", ID: r.ID, Error: r.Error})
+		e, err := json.Marshal(r.Error)
+		if err != nil {
+			return b, err
+		}
+		b = append(b, `,"error":`...)
+		b = append(b, e...)
+		return append(b, '}'), nil
 	}
-	if r.Result == nil {
-		return nil, fmt.Errorf("transport: response %s has neither result nor error", r.ID)
+	b = append(b, `,"result":{"protocolVersion":`...)
+	if v := r.Result.ProtocolVersion; v == ProtocolVersion {
+		b = append(b, `"`+ProtocolVersion+`"`...)
+	} else {
+		q, _ := json.Marshal(v) // a string always marshals
+		b = append(b, q...)
 	}
-	return json.Marshal(wireResult{JSONRPC: "2.0", ID: r.ID, Result: r.Result})
+	b = append(b, `,"effects":`...)
+	if len(r.Result.Effects) == 0 {
+		b = append(b, "[]"...)
+	} else {
+		e, err := json.Marshal(r.Result.Effects)
+		if err != nil {
+			return b, err
+		}
+		b = append(b, e...)
+	}
+	return append(b, "}}"...), nil
 }

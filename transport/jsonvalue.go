@@ -6,20 +6,54 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf16"
+
+	"github.com/open-policy-agent/opa/v1/ast"
 )
 
-// parseJSON decodes the first JSON value of data into the values
-// encoding/json gives with UseNumber (map[string]any, []any, string,
-// json.Number, bool, nil) and returns the offset after it. Tool inputs
-// carry whole files, so the cost per byte of a long string matters:
-// encoding/json scans every byte three times through its state machine
-// (about 10 ns a byte); this copies a string's unescaped runs in one
-// loop. data must be valid UTF-8 (Decode checks it first).
-func parseJSON(data []byte) (any, int, error) {
+// parseJSON decodes the first JSON value of data into the policy
+// engine's values (ast.Object, *ast.Array, ast.String, ast.Number,
+// ast.Boolean, ast.Null) and returns the offset after it. The event is
+// parsed once, into what the policy evaluates: no Go maps are built and
+// converted again. Numbers keep their text, as with encoding/json's
+// UseNumber; a repeated key keeps its last value. Tool inputs carry whole
+// files, so the cost per byte of a long string matters: encoding/json
+// scans every byte three times through its state machine (about 10 ns a
+// byte); this copies a string's unescaped runs in one loop. data must be
+// valid UTF-8 (Decode checks it first).
+func parseJSON(data []byte) (ast.Value, int, error) {
 	p := jsonParser{data: data}
 	v, err := p.value()
-	return v, p.pos, err
+	if err != nil {
+		return nil, p.pos, err
+	}
+	return v.Value, p.pos, nil
 }
+
+// interned are terms for the strings every message repeats (keys and
+// common values), shared by every message: looking one up allocates
+// nothing. They are never modified.
+var interned = func() map[string]*ast.Term {
+	m := map[string]*ast.Term{}
+	for _, s := range []string{
+		"jsonrpc", "2.0", "id", "method", "params", MethodIntercept, MethodObserve,
+		"protocolVersion", ProtocolVersion, "capabilities", "effects", EffectDeny, "event",
+		"source", "type", EventToolBefore, "tool.after", "time", "session", "cwd", "workspaceRoots",
+		"tool", "name", "kind", "input", "origin", "native", "mcp", "call", "path", "callId",
+		"agent", "version", "command", "description", "file_path", "content", "old_string",
+		"new_string", "pattern", "url", "prompt", "timeout", "shell", "file_read", "file_write",
+		"file_edit", "search", "fetch", "Bash", "Read", "Write", "Edit", "Glob", "Grep", "toolName",
+		"server", "outcome", "status", "execution", "durationMs", "fileChanges", "subscriptionId",
+	} {
+		m[s] = ast.StringTerm(s)
+	}
+	return m
+}()
+
+var (
+	termTrue  = ast.BooleanTerm(true)
+	termFalse = ast.BooleanTerm(false)
+	termNull  = ast.NullTerm()
+)
 
 // maxJSONDepth is encoding/json's nesting limit.
 const maxJSONDepth = 10000
@@ -43,7 +77,7 @@ func (p *jsonParser) space() {
 	}
 }
 
-func (p *jsonParser) value() (any, error) {
+func (p *jsonParser) value() (*ast.Term, error) {
 	p.space()
 	if p.pos >= len(p.data) {
 		return nil, errJSONSyntax
@@ -56,11 +90,11 @@ func (p *jsonParser) value() (any, error) {
 	case c == '"':
 		return p.str()
 	case c == 't':
-		return true, p.literal("true")
+		return termTrue, p.literal("true")
 	case c == 'f':
-		return false, p.literal("false")
+		return termFalse, p.literal("false")
 	case c == 'n':
-		return nil, p.literal("null")
+		return termNull, p.literal("null")
 	case c == '-' || c >= '0' && c <= '9':
 		return p.number()
 	}
@@ -83,16 +117,16 @@ func (p *jsonParser) enter() error {
 	return nil
 }
 
-func (p *jsonParser) object() (any, error) {
+func (p *jsonParser) object() (*ast.Term, error) {
 	if err := p.enter(); err != nil {
 		return nil, err
 	}
-	m := map[string]any{}
+	var items [][2]*ast.Term
 	p.space()
 	if p.pos < len(p.data) && p.data[p.pos] == '}' {
 		p.pos++
 		p.depth--
-		return m, nil
+		return ast.NewTerm(ast.NewObject()), nil
 	}
 	for {
 		p.space()
@@ -112,7 +146,7 @@ func (p *jsonParser) object() (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		m[k.(string)] = v // a repeated key: the last wins, as with encoding/json
+		items = append(items, [2]*ast.Term{k, v}) // a repeated key: the last wins, as with encoding/json
 		p.space()
 		if p.pos >= len(p.data) {
 			return nil, errJSONSyntax
@@ -123,23 +157,23 @@ func (p *jsonParser) object() (any, error) {
 		case '}':
 			p.pos++
 			p.depth--
-			return m, nil
+			return ast.NewTerm(ast.NewObject(items...)), nil
 		default:
 			return nil, errJSONSyntax
 		}
 	}
 }
 
-func (p *jsonParser) array() (any, error) {
+func (p *jsonParser) array() (*ast.Term, error) {
 	if err := p.enter(); err != nil {
 		return nil, err
 	}
-	a := []any{}
+	var a []*ast.Term
 	p.space()
 	if p.pos < len(p.data) && p.data[p.pos] == ']' {
 		p.pos++
 		p.depth--
-		return a, nil
+		return ast.ArrayTerm(), nil
 	}
 	for {
 		v, err := p.value()
@@ -157,14 +191,14 @@ func (p *jsonParser) array() (any, error) {
 		case ']':
 			p.pos++
 			p.depth--
-			return a, nil
+			return ast.ArrayTerm(a...), nil
 		default:
 			return nil, errJSONSyntax
 		}
 	}
 }
 
-func (p *jsonParser) number() (any, error) {
+func (p *jsonParser) number() (*ast.Term, error) {
 	d, start := p.data, p.pos
 	i := start
 	if d[i] == '-' {
@@ -199,11 +233,11 @@ func (p *jsonParser) number() (any, error) {
 		}
 	}
 	p.pos = i
-	return json.Number(d[start:i]), nil
+	return ast.NumberTerm(json.Number(d[start:i])), nil
 }
 
 // str decodes the string at p.pos (its opening quote).
-func (p *jsonParser) str() (any, error) {
+func (p *jsonParser) str() (*ast.Term, error) {
 	d := p.data
 	i := p.pos + 1
 	start := i
@@ -211,7 +245,10 @@ func (p *jsonParser) str() (any, error) {
 		c := d[i]
 		if c == '"' {
 			p.pos = i + 1
-			return string(d[start:i]), nil
+			if t, ok := interned[string(d[start:i])]; ok {
+				return t, nil
+			}
+			return ast.StringTerm(string(d[start:i])), nil
 		}
 		if c == '\\' || c < 0x20 {
 			break
@@ -285,7 +322,7 @@ func (p *jsonParser) str() (any, error) {
 		i += 2
 	}
 	p.pos = end + 1
-	return b.String(), nil
+	return ast.StringTerm(b.String()), nil
 }
 
 // hex4 reads four hex digits; -1 when they are not.

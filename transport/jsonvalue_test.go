@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/open-policy-agent/opa/v1/ast"
 )
 
 // stdDecode is what Decode did with encoding/json before parseJSON: the
@@ -32,7 +34,11 @@ func fastDecode(data []byte) (any, string) {
 	if len(bytes.TrimSpace(data[end:])) != 0 {
 		return nil, "trailing"
 	}
-	return v, ""
+	g, err := ast.JSON(v)
+	if err != nil {
+		return nil, "unconvertible: " + err.Error()
+	}
+	return g, ""
 }
 
 func checkSameAsStd(t *testing.T, data []byte) {

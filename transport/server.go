@@ -7,6 +7,8 @@ import (
 	"log/slog"
 	"runtime/debug"
 	"unicode/utf8"
+
+	"github.com/open-policy-agent/opa/v1/ast"
 )
 
 // Interceptor decides a validated tool.before request; it is called from
@@ -35,28 +37,28 @@ type Server struct {
 // Handle processes one message and returns the response to send, or nil
 // when nothing may be sent (a notification, valid or not: B-RPC-4).
 func (s *Server) Handle(ctx context.Context, data []byte) *Response {
-	msg, perr := Decode(data)
+	msg, perr := decodeObject(data)
 	if perr != nil {
 		return &Response{Error: perr}
 	}
-	idValue, hasID := msg["id"]
-	if !hasID {
+	idTerm := msg.Get(interned["id"])
+	if idTerm == nil {
 		s.notify(ctx, msg)
 		return nil
 	}
-	id, ok := parseID(idValue)
+	id, ok := parseID(idTerm.Value)
 	if !ok {
-		return &Response{Error: InvalidRequest("id must be a non-empty string or an integer")}
+		return &Response{ID: id, Error: InvalidRequest("id must be a non-empty string or an integer")}
 	}
-	if v, _ := msg["jsonrpc"].(string); v != "2.0" {
+	if v, _ := getString(msg, "jsonrpc"); v != "2.0" {
 		return &Response{ID: id, Error: InvalidRequest(`jsonrpc must be "2.0"`)}
 	}
-	method, _ := msg["method"].(string)
+	method, _ := getString(msg, "method")
 	switch method {
 	case "":
 		return &Response{ID: id, Error: InvalidRequest("method must be a non-empty string")}
 	case MethodIntercept:
-		return s.intercept(ctx, id, msg["params"], len(data))
+		return s.intercept(ctx, id, get(msg, "params"), len(data))
 	case MethodObserve:
 		// B-OBS-7: an observe with an id is not a notification.
 		return &Response{ID: id, Error: InvalidRequest("hooks/observe is a notification and must not carry an id")}
@@ -65,11 +67,25 @@ func (s *Server) Handle(ctx context.Context, data []byte) *Response {
 	}
 }
 
-// Decode parses one message: a single UTF-8 JSON object. Numbers stay
-// json.Number so that ids and integers survive exactly. A batch (array) is
-// an invalid request (B-RPC-1); anything else that is not an object is a
-// framing error.
+// Decode parses one message: a single UTF-8 JSON object, as Go values.
+// Numbers stay json.Number so that ids and integers survive exactly. A
+// batch (array) is an invalid request (B-RPC-1); anything else that is
+// not an object is a framing error.
 func Decode(data []byte) (map[string]any, *Error) {
+	obj, perr := decodeObject(data)
+	if perr != nil {
+		return nil, perr
+	}
+	m, err := ast.JSON(obj)
+	if err != nil {
+		return nil, ParseError("message is not valid JSON")
+	}
+	return m.(map[string]any), nil
+}
+
+// decodeObject is Decode into the policy engine's values, which is what
+// the policy evaluates: the message is parsed once.
+func decodeObject(data []byte) (ast.Object, *Error) {
 	if !utf8.Valid(data) {
 		return nil, ParseError("message is not valid UTF-8")
 	}
@@ -81,16 +97,16 @@ func Decode(data []byte) (map[string]any, *Error) {
 		return nil, ParseError("message holds more than one JSON value")
 	}
 	switch v := v.(type) {
-	case map[string]any:
+	case ast.Object:
 		return v, nil
-	case []any:
+	case *ast.Array:
 		return nil, InvalidRequest("batches are not supported")
 	default:
 		return nil, ParseError("message is not a JSON object")
 	}
 }
 
-func (s *Server) intercept(ctx context.Context, id ID, params any, size int) (resp *Response) {
+func (s *Server) intercept(ctx context.Context, id ID, params ast.Value, size int) (resp *Response) {
 	req, perr := parseInterceptParams(id, params)
 	if perr != nil {
 		return &Response{ID: id, Error: perr}
@@ -123,28 +139,35 @@ func (s *Server) intercept(ctx context.Context, id ID, params any, size int) (re
 
 // notify routes a message without an id. It never produces a reply; what is
 // wrong with it is recorded in the Observation for the Observer to count.
-func (s *Server) notify(ctx context.Context, msg map[string]any) {
+func (s *Server) notify(ctx context.Context, msg ast.Object) {
 	o := &Observation{}
-	o.Method, _ = msg["method"].(string)
-	o.Params, _ = msg["params"].(map[string]any)
-	if o.Params != nil {
-		o.Event, _ = o.Params["event"].(map[string]any)
+	o.Method, _ = getString(msg, "method")
+	params, _ := get(msg, "params").(ast.Object)
+	var event ast.Object
+	if params != nil {
+		event, _ = get(params, "event").(ast.Object)
 	}
-	switch {
-	case msg["jsonrpc"] != "2.0":
+	version, _ := getString(params, "protocolVersion")
+	switch jsonrpc, _ := getString(msg, "jsonrpc"); {
+	case jsonrpc != "2.0":
 		o.Problem = `jsonrpc must be "2.0"`
 	case o.Method != MethodObserve:
 		o.Problem = "unknown notification method"
-	case o.Params == nil:
+	case params == nil:
 		o.Problem = "params must be an object"
-	case o.Params["protocolVersion"] != ProtocolVersion:
+	case version != ProtocolVersion:
 		o.Problem = "unsupported protocol version"
-	case o.Event == nil:
+	case event == nil:
 		o.Problem = "params.event must be an object"
 	}
 	if s.Observer == nil {
 		s.logger().DebugContext(ctx, "notification dropped", "method", o.Method, "problem", o.Problem)
 		return
+	}
+	// Observers keep what they record as Go values.
+	if params != nil {
+		o.Params = goMap(params)
+		o.Event, _ = o.Params["event"].(map[string]any)
 	}
 	defer func() {
 		if p := recover(); p != nil {

@@ -216,10 +216,10 @@ func TestInterceptorSeesValidatedEvent(t *testing.T) {
 	if ev.CallID != "c7" || ev.SessionID != "s" || ev.Tool.Kind != "shell" || ev.Tool.Origin != "" {
 		t.Errorf("event view = %+v", ev)
 	}
-	if n, ok := ev.Tool.Input["n"].(json.Number); !ok || n != "1" {
-		t.Errorf("input number decoded as %T %v, want json.Number 1", ev.Tool.Input["n"], ev.Tool.Input["n"])
+	if n, ok := get(ev.Tool.Input, "n").(ast.Number); !ok || n != "1" {
+		t.Errorf("input number decoded as %T %v, want the number 1 as written", get(ev.Tool.Input, "n"), get(ev.Tool.Input, "n"))
 	}
-	if _, ok := ev.Object["tool"]; !ok {
+	if get(ev.Object, "tool") == nil {
 		t.Error("Object does not hold the whole event")
 	}
 }

@@ -42,7 +42,7 @@ func (s *Stdio) Serve(ctx context.Context, r io.Reader, w io.Writer) error {
 	}
 	workers := max(s.Concurrency, 1)
 
-	out := &lineWriter{w: bufio.NewWriter(w)}
+	out := &lineWriter{w: w}
 	lines := make(chan line)
 	go func() {
 		defer close(lines)
@@ -81,8 +81,12 @@ func (s *Stdio) Serve(ctx context.Context, r io.Reader, w io.Writer) error {
 				// Answered by id when the line's beginning names it, so
 				// that the harness can tell which call failed.
 				out.write(&Response{ID: idFromPrefix(l.head), Error: tooLong})
-			} else if resp := s.Server.Handle(context.WithoutCancel(ctx), l.data); resp != nil {
-				out.write(resp)
+			} else {
+				resp := s.Server.Handle(context.WithoutCancel(ctx), *l.data)
+				putBuffer(l.data) // Handle keeps nothing of the bytes
+				if resp != nil {
+					out.write(resp)
+				}
 			}
 		}()
 	}
@@ -91,7 +95,7 @@ func (s *Stdio) Serve(ctx context.Context, r io.Reader, w io.Writer) error {
 // line is one framed message, or the notice that a line was too long
 // with the first bytes of that line (head).
 type line struct {
-	data    []byte
+	data    *[]byte // from getBuffer
 	tooLong bool
 	head    []byte
 }
@@ -112,9 +116,13 @@ func idFromPrefix(prefix []byte) ID {
 		if err != nil {
 			return ID{}
 		}
-		var v any
 		if key == "id" {
-			if dec.Decode(&v) != nil {
+			var raw json.RawMessage
+			if dec.Decode(&raw) != nil {
+				return ID{}
+			}
+			v, _, err := parseJSON(raw)
+			if err != nil {
 				return ID{}
 			}
 			id, _ := parseID(v)
@@ -163,7 +171,8 @@ func readLines(ctx context.Context, r io.Reader, limit int, lines chan<- line) {
 		case len(content) > limit:
 			l.tooLong, l.head = true, bytes.Clone(content[:min(len(content), headBytes)])
 		case len(bytes.TrimSpace(content)) > 0:
-			l.data = bytes.Clone(content)
+			l.data = getBuffer()
+			*l.data = append((*l.data)[:0], content...)
 		}
 		if l.tooLong || l.data != nil {
 			select {
@@ -179,28 +188,30 @@ func readLines(ctx context.Context, r io.Reader, limit int, lines chan<- line) {
 	}
 }
 
-// lineWriter serialises responses, one complete line each, flushed at once
-// (B-STDIO-6). After a write error it drops everything.
+// lineWriter serialises responses, one complete line each, in a single
+// write (B-STDIO-6). After a write error it drops everything.
 type lineWriter struct {
 	mu   sync.Mutex
-	w    *bufio.Writer
+	w    io.Writer
 	fail error
 }
 
 func (lw *lineWriter) write(resp *Response) {
-	b, err := json.Marshal(resp)
+	buf := getBuffer()
+	defer putBuffer(buf)
+	b, err := resp.AppendJSON((*buf)[:0])
 	if err != nil {
 		// Only a handler bug gets here; the harness still needs an answer.
-		b, _ = json.Marshal(&Response{ID: resp.ID, Error: InternalError("")})
+		b, _ = (&Response{ID: resp.ID, Error: InternalError("")}).AppendJSON((*buf)[:0])
 	}
+	b = append(b, '\n')
+	*buf = b
 	lw.mu.Lock()
 	defer lw.mu.Unlock()
 	if lw.fail != nil {
 		return
 	}
-	lw.w.Write(b)
-	lw.w.WriteByte('\n')
-	if err := lw.w.Flush(); err != nil {
+	if _, err := lw.w.Write(b); err != nil {
 		lw.fail = fmt.Errorf("writing response: %w", err)
 	}
 }
@@ -209,4 +220,19 @@ func (lw *lineWriter) err() error {
 	lw.mu.Lock()
 	defer lw.mu.Unlock()
 	return lw.fail
+}
+
+// buffers recycles the byte slices of messages and replies: a decision
+// then allocates none for its bytes. Slices grown past maxPooledBuffer (a
+// rare large message) are dropped rather than kept.
+var buffers = sync.Pool{New: func() any { b := make([]byte, 0, 4<<10); return &b }}
+
+const maxPooledBuffer = 256 << 10
+
+func getBuffer() *[]byte { return buffers.Get().(*[]byte) }
+
+func putBuffer(b *[]byte) {
+	if cap(*b) <= maxPooledBuffer {
+		buffers.Put(b)
+	}
 }

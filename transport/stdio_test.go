@@ -5,12 +5,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/ahp-opa/ahp-opa/internal/testbuf"
 	"io"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/ahp-opa/ahp-opa/internal/testbuf"
 )
 
 // serveString runs the stdio binding over in and returns the reply lines.
@@ -227,7 +229,7 @@ func FuzzReadLines(f *testing.F) {
 			if l.tooLong {
 				gotTooLong++
 			} else {
-				got = append(got, string(l.data))
+				got = append(got, string(*l.data))
 			}
 		}
 		if gotTooLong != tooLong || strings.Join(got, "\n") != strings.Join(want, "\n") {
@@ -269,14 +271,52 @@ func FuzzIDFromPrefix(f *testing.F) {
 			return
 		}
 		// An id found in a prefix is one a whole message could carry.
-		var v any
-		dec := json.NewDecoder(strings.NewReader(id.String()))
-		dec.UseNumber()
-		if dec.Decode(&v) != nil {
+		v, _, err := parseJSON([]byte(id.String()))
+		if err != nil {
 			t.Fatalf("id %s is not JSON", id)
 		}
 		if _, ok := parseID(v); !ok {
 			t.Fatalf("id %s is not a valid id", id)
 		}
 	})
+}
+
+// writeRecorder keeps every Write call apart.
+type writeRecorder struct {
+	mu     sync.Mutex
+	writes []string
+}
+
+func (w *writeRecorder) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.writes = append(w.writes, string(p))
+	return len(p), nil
+}
+
+// TestStdioOneWritePerReply: each reply reaches the harness in a single
+// write holding exactly one whole line, so that replies written from
+// several goroutines never interleave and a reader sees no partial line.
+func TestStdioOneWritePerReply(t *testing.T) {
+	var in strings.Builder
+	const n = 50
+	for i := range n {
+		in.WriteString(request(`"e1"`, withTool("Danger"), `{"effects":["deny"]}`) + "\n")
+		in.WriteString(`{"jsonrpc":"2.0","id":` + strconv.Itoa(i) + `,"method":"nope"}` + "\n")
+	}
+	s := newStdio()
+	s.Concurrency = 4
+	s.Server.Interceptor = &lockedInterceptor{next: &fakeInterceptor{}}
+	var w writeRecorder
+	if err := s.Serve(context.Background(), strings.NewReader(in.String()), &w); err != nil {
+		t.Fatal(err)
+	}
+	if len(w.writes) != 2*n {
+		t.Fatalf("%d writes for %d replies", len(w.writes), 2*n)
+	}
+	for _, p := range w.writes {
+		if strings.Count(p, "\n") != 1 || !strings.HasSuffix(p, "\n") || !json.Valid([]byte(p)) {
+			t.Errorf("write %q is not one whole line", p)
+		}
+	}
 }

@@ -1,11 +1,12 @@
 package transport
 
 import (
-	"encoding/json"
 	"math/big"
 	"regexp"
 	"strconv"
 	"time"
+
+	"github.com/open-policy-agent/opa/v1/ast"
 )
 
 // reverseDNS is the pattern AHP uses for effect codes and extension keys.
@@ -20,19 +21,19 @@ var fieldsAbsentBefore = [...]string{"outcome", "execution", "durationMs", "file
 
 // parseInterceptParams applies steps 5 to 7 of the validation order
 // (PROTOCOL.md §6) to the params of a hooks/intercept request.
-func parseInterceptParams(id ID, params any) (*InterceptRequest, *Error) {
-	p, ok := params.(map[string]any)
+func parseInterceptParams(id ID, params ast.Value) (*InterceptRequest, *Error) {
+	p, ok := params.(ast.Object)
 	if !ok {
 		return nil, unsupportedVersion("params must be an object carrying protocolVersion")
 	}
-	if v, ok := p["protocolVersion"].(string); !ok || v != ProtocolVersion {
+	if v, ok := getString(p, "protocolVersion"); !ok || v != ProtocolVersion {
 		return nil, unsupportedVersion(`params.protocolVersion must be "draft"`)
 	}
-	ev, ok := p["event"].(map[string]any)
+	ev, ok := get(p, "event").(ast.Object)
 	if !ok {
 		return nil, InvalidParams("params.event must be an object")
 	}
-	typ, ok := ev["type"].(string)
+	typ, ok := getString(ev, "type")
 	if !ok {
 		return nil, InvalidParams("event.type must be a string")
 	}
@@ -46,21 +47,21 @@ func parseInterceptParams(id ID, params any) (*InterceptRequest, *Error) {
 			},
 		}
 	}
-	caps, ok := p["capabilities"].(map[string]any)
+	caps, ok := get(p, "capabilities").(ast.Object)
 	if !ok {
 		return nil, InvalidParams("params.capabilities must be an object")
 	}
-	list, ok := caps["effects"].([]any)
+	list, ok := get(caps, "effects").(*ast.Array)
 	if !ok {
 		return nil, InvalidParams("params.capabilities.effects must be an array")
 	}
-	effects := make([]string, 0, len(list))
-	for _, e := range list {
-		s, ok := e.(string)
+	effects := make([]string, 0, list.Len())
+	for i := range list.Len() {
+		s, ok := list.Elem(i).Value.(ast.String)
 		if !ok {
 			return nil, InvalidParams("params.capabilities.effects must hold strings")
 		}
-		effects = append(effects, s)
+		effects = append(effects, string(s))
 	}
 	event, reason := parseToolEvent(ev)
 	if reason != "" {
@@ -70,7 +71,7 @@ func parseInterceptParams(id ID, params any) (*InterceptRequest, *Error) {
 		return nil, InvalidParams(field + " is a number out of the range a policy can evaluate")
 	}
 	for _, f := range fieldsAbsentBefore {
-		if _, ok := ev[f]; ok {
+		if get(ev, f) != nil {
 			return nil, InvalidParams("event." + f + " must be absent on tool.before")
 		}
 	}
@@ -95,7 +96,7 @@ func unsupportedVersion(reason string) *Error {
 // and the legacy one (tool.callId, neither path nor origin), and ignores
 // every field it does not know (B-RPC-6, B-INT-5). The reason it returns
 // names the offending field, never its value.
-func parseToolEvent(ev map[string]any) (Event, string) {
+func parseToolEvent(ev ast.Object) (Event, string) {
 	e := Event{Object: ev}
 	var ok bool
 	if e.ID, ok = nonEmpty(ev, "id"); !ok {
@@ -104,8 +105,8 @@ func parseToolEvent(ev map[string]any) (Event, string) {
 	if e.Source, ok = nonEmpty(ev, "source"); !ok {
 		return e, "event.source must be a non-empty string"
 	}
-	e.Type, _ = ev["type"].(string)
-	ts, ok := ev["time"].(string)
+	e.Type, _ = getString(ev, "type")
+	ts, ok := getString(ev, "time")
 	if !ok {
 		return e, "event.time must be an RFC 3339 date-time string"
 	}
@@ -115,30 +116,30 @@ func parseToolEvent(ev map[string]any) (Event, string) {
 	}
 	e.Time = t
 
-	tool, ok := ev["tool"].(map[string]any)
+	tool, ok := get(ev, "tool").(ast.Object)
 	if !ok {
 		return e, "event.tool must be an object"
 	}
 	if e.Tool.Name, ok = nonEmpty(tool, "name"); !ok {
 		return e, "event.tool.name must be a non-empty string"
 	}
-	if e.Tool.Input, ok = tool["input"].(map[string]any); !ok {
+	if e.Tool.Input, ok = get(tool, "input").(ast.Object); !ok {
 		return e, "event.tool.input must be an object"
 	}
-	if v, present := tool["kind"]; present {
-		if e.Tool.Kind, ok = v.(string); !ok {
+	if v := get(tool, "kind"); v != nil {
+		if e.Tool.Kind, ok = asString(v); !ok {
 			return e, "event.tool.kind must be a string"
 		}
 	}
-	if v, present := tool["origin"]; present {
-		e.Tool.Origin, _ = v.(string)
+	if v := get(tool, "origin"); v != nil {
+		e.Tool.Origin, _ = asString(v)
 		if e.Tool.Origin != "native" && e.Tool.Origin != "mcp" {
 			return e, `event.tool.origin must be "native" or "mcp"`
 		}
 	}
 
-	if v, present := ev["call"]; present {
-		call, ok := v.(map[string]any)
+	if v := get(ev, "call"); v != nil {
+		call, ok := v.(ast.Object)
 		if !ok {
 			return e, "event.call must be an object"
 		}
@@ -148,13 +149,13 @@ func parseToolEvent(ev map[string]any) (Event, string) {
 	} else if e.CallID, ok = nonEmpty(tool, "callId"); !ok {
 		return e, "event.call.id (or the legacy event.tool.callId) is required"
 	}
-	if v, present := ev["path"]; present {
-		if s, ok := v.(string); !ok || s == "" {
+	if v := get(ev, "path"); v != nil {
+		if s, ok := asString(v); !ok || s == "" {
 			return e, "event.path must be a non-empty string"
 		}
 	}
-	if v, present := ev["session"]; present {
-		s, ok := v.(map[string]any)
+	if v := get(ev, "session"); v != nil {
+		s, ok := v.(ast.Object)
 		if !ok {
 			return e, "event.session must be an object"
 		}
@@ -165,9 +166,40 @@ func parseToolEvent(ev map[string]any) (Event, string) {
 	return e, ""
 }
 
-func nonEmpty(m map[string]any, key string) (string, bool) {
-	s, ok := m[key].(string)
+// get returns the value of obj's key, nil when obj is nil or has no such
+// key.
+func get(obj ast.Object, key string) ast.Value {
+	if obj == nil {
+		return nil
+	}
+	k, ok := interned[key]
+	if !ok {
+		k = ast.StringTerm(key)
+	}
+	if t := obj.Get(k); t != nil {
+		return t.Value
+	}
+	return nil
+}
+
+func asString(v ast.Value) (string, bool) {
+	s, ok := v.(ast.String)
+	return string(s), ok
+}
+
+func getString(obj ast.Object, key string) (string, bool) { return asString(get(obj, key)) }
+
+func nonEmpty(obj ast.Object, key string) (string, bool) {
+	s, ok := getString(obj, key)
 	return s, ok && s != ""
+}
+
+// goMap returns obj as Go values (map[string]any, []any, string,
+// json.Number, bool, nil), for the layers that keep or transform them.
+func goMap(obj ast.Object) map[string]any {
+	m, _ := ast.JSON(obj) // an object parsed from JSON has string keys only
+	out, _ := m.(map[string]any)
+	return out
 }
 
 // maxBinaryExp is the bound the policy engine (OPA) puts on a number's
@@ -199,23 +231,24 @@ func evaluableNumber(s string) bool {
 // numberOutOfRange returns the path of the first number in v that policy
 // evaluation cannot take (1e999999), or "". Checked here so that the harness hears
 // which field is wrong (-32602) instead of an internal error.
-func numberOutOfRange(v any, path string) string {
+func numberOutOfRange(v ast.Value, path string) string {
 	if !hasBadNumber(v) {
 		return ""
 	}
 	switch v := v.(type) {
-	case map[string]any:
-		first := ""
-		for k, x := range v {
+	case ast.Object:
+		var first *ast.Term
+		v.Foreach(func(k, x *ast.Term) {
 			// The first key in sorted order, so that the answer is stable.
-			if (first == "" || k < first) && hasBadNumber(x) {
+			if (first == nil || k.Value.Compare(first.Value) < 0) && hasBadNumber(x.Value) {
 				first = k
 			}
-		}
-		return numberOutOfRange(v[first], path+"."+first)
-	case []any:
-		for i, x := range v {
-			if hasBadNumber(x) {
+		})
+		key, _ := asString(first.Value)
+		return numberOutOfRange(v.Get(first).Value, path+"."+key)
+	case *ast.Array:
+		for i := range v.Len() {
+			if x := v.Elem(i).Value; hasBadNumber(x) {
 				return numberOutOfRange(x, path+"["+strconv.Itoa(i)+"]")
 			}
 		}
@@ -223,19 +256,15 @@ func numberOutOfRange(v any, path string) string {
 	return path
 }
 
-func hasBadNumber(v any) bool {
+func hasBadNumber(v ast.Value) bool {
 	switch v := v.(type) {
-	case json.Number:
+	case ast.Number:
 		return !evaluableNumber(string(v))
-	case map[string]any:
-		for _, x := range v {
-			if hasBadNumber(x) {
-				return true
-			}
-		}
-	case []any:
-		for _, x := range v {
-			if hasBadNumber(x) {
+	case ast.Object:
+		return v.Until(func(_, x *ast.Term) bool { return hasBadNumber(x.Value) })
+	case *ast.Array:
+		for i := range v.Len() {
+			if hasBadNumber(v.Elem(i).Value) {
 				return true
 			}
 		}

@@ -107,3 +107,52 @@ func FuzzHandle(f *testing.F) {
 		}
 	})
 }
+
+// TestAppendJSONMatchesEncodingJSON: the hand-written envelope encodes a
+// response exactly as encoding/json encodes the wire structs.
+func TestAppendJSONMatchesEncodingJSON(t *testing.T) {
+	deny := Effect{Type: EffectDeny, Reason: `no <"rm"> & co` + "\n", Code: "com.example.rm",
+		Extensions: map[string]any{"dev.x": map[string]any{"rules": []string{"a"}}}}
+	for _, r := range []*Response{
+		{ID: StringID("e1"), Result: NewResult()},
+		{ID: IntID(-7), Result: NewResult(deny, deny)},
+		{ID: StringID(`we"ird` + "\u2028"), Result: &InterceptResult{ProtocolVersion: "other", Effects: []Effect{}}},
+		{ID: ID{}, Error: ParseError("message is not valid JSON")},
+		{ID: StringID("e2"), Error: &Error{Code: CodeUnsupportedEvent, Message: "Unsupported event", Data: ReasonData{Supported: []string{"tool.before"}}}},
+	} {
+		var want []byte
+		var err error
+		if r.Error != nil {
+			want, err = json.Marshal(wireError{JSONRPC: "2.0", ID: r.ID, Error: r.Error})
+		} else {
+			want, err = json.Marshal(wireResult{JSONRPC: "2.0", ID: r.ID, Result: r.Result})
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := r.AppendJSON([]byte("prefix"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(got) != "prefix"+string(want) {
+			t.Errorf("AppendJSON = %s\nwant           prefix%s", got, want)
+		}
+	}
+	if _, err := (&Response{ID: IntID(1)}).AppendJSON(nil); err == nil {
+		t.Error("a response with neither result nor error encoded")
+	}
+}
+
+// wireResult and wireError are the shapes of a response for
+// encoding/json, the oracle of AppendJSON.
+type wireResult struct {
+	JSONRPC string           `json:"jsonrpc"`
+	ID      ID               `json:"id"`
+	Result  *InterceptResult `json:"result"`
+}
+
+type wireError struct {
+	JSONRPC string `json:"jsonrpc"`
+	ID      ID     `json:"id"`
+	Error   *Error `json:"error"`
+}

@@ -1,4 +1,4 @@
-package engine
+package enrich
 
 import (
 	"github.com/open-policy-agent/opa/v1/ast"
@@ -34,7 +34,7 @@ var (
 // carry written text are scanned: the content fields of file-write and
 // file-edit tools, and for a shell command its here-documents and the
 // arguments of echo and printf. Nil when there is none.
-func secrets(fam string, input map[string]any, cmds []shell.Command) *ast.Term {
+func secrets(fam string, input ast.Object, cmds []shell.Command) *ast.Term {
 	// Live findings and placeholders have a budget each, so that stand-ins
 	// in one field cannot crowd out a live token in another.
 	var live, stand []*ast.Term
@@ -65,16 +65,14 @@ func secrets(fam string, input map[string]any, cmds []shell.Command) *ast.Term {
 	switch fam {
 	case FamilyFileWrite, FamilyFileEdit:
 		for _, k := range ContentKeys {
-			if s, ok := input[k].(string); ok {
+			if s, ok := text(input, k); ok {
 				add(s, [2]*ast.Term{keyField, ast.StringTerm(k)})
 			}
 		}
-		if edits, ok := input["edits"].([]any); ok {
-			for i, e := range edits {
-				e, _ := e.(map[string]any)
-				if s, ok := e["new_string"].(string); ok {
-					add(s, [2]*ast.Term{keyField, ast.StringTerm("edits")}, [2]*ast.Term{keyEdit, ast.InternedTerm(i)})
-				}
+		for i, e := range elems(input, "edits") {
+			e, _ := e.Value.(ast.Object)
+			if s, ok := text(e, "new_string"); ok {
+				add(s, [2]*ast.Term{keyField, ast.StringTerm("edits")}, [2]*ast.Term{keyEdit, ast.InternedTerm(i)})
 			}
 		}
 	case FamilyShell:

@@ -1,6 +1,7 @@
-package engine
+package enrich
 
 import (
+	"maps"
 	"net/url"
 	"slices"
 	"strings"
@@ -114,15 +115,15 @@ func family(name, kind, origin string) string {
 
 // mcpTool names the server and tool of an MCP call: from the AHP mcp
 // descriptor, or from a Claude Code style name mcp__server__tool.
-func mcpTool(name string, tool map[string]any) (server, toolName string) {
-	if d, ok := tool["mcp"].(map[string]any); ok {
-		if s, ok := d["server"].(map[string]any); ok {
-			server, _ = s["name"].(string)
+func mcpTool(name string, tool ast.Object) (server, toolName string) {
+	if d := object(tool, "mcp"); d != nil {
+		if s := object(d, "server"); s != nil {
+			server, _ = text(s, "name")
 			if server == "" {
-				server, _ = s["id"].(string)
+				server, _ = text(s, "id")
 			}
 		}
-		toolName, _ = d["toolName"].(string)
+		toolName, _ = text(d, "toolName")
 	}
 	if rest, ok := strings.CutPrefix(name, "mcp__"); ok && (server == "" || toolName == "") {
 		s, t, _ := strings.Cut(rest, "__")
@@ -150,37 +151,34 @@ var pathListKeys = []string{"paths", "file_paths", "files"}
 
 // toolPaths returns the paths a file or search tool names, with the input
 // key each came from; tool is the lower-cased tool name.
-func toolPaths(tool string, input map[string]any) (keys, paths []string) {
+func toolPaths(tool string, input ast.Object) (keys, paths []string) {
 	if globTools[tool] {
-		if s, ok := input["pattern"].(string); ok && isPathPattern(s) {
+		if s, ok := text(input, "pattern"); ok && isPathPattern(s) {
 			keys, paths = append(keys, "pattern"), append(paths, s)
 		}
 	}
 	for _, k := range pathKeys {
-		if s, ok := input[k].(string); ok && s != "" {
+		if s, ok := text(input, k); ok && s != "" {
 			keys, paths = append(keys, k), append(paths, s)
 		}
 	}
 	for _, k := range pathListKeys {
-		list, _ := input[k].([]any)
-		for _, v := range list {
-			if s, ok := v.(string); ok && s != "" {
+		for _, v := range elems(input, k) {
+			if s, ok := asText(v.Value); ok && s != "" {
 				keys, paths = append(keys, k), append(paths, s)
 			}
 		}
 	}
-	if edits, ok := input["edits"].([]any); ok {
-		for _, e := range edits {
-			if m, ok := e.(map[string]any); ok {
-				if s, ok := m["file_path"].(string); ok && s != "" {
-					keys, paths = append(keys, "edits"), append(paths, s)
-				}
+	for _, e := range elems(input, "edits") {
+		if m, ok := e.Value.(ast.Object); ok {
+			if s, ok := text(m, "file_path"); ok && s != "" {
+				keys, paths = append(keys, "edits"), append(paths, s)
 			}
 		}
 	}
 	// Codex's apply_patch hook payload carries the envelope as command.
 	for _, k := range []string{"patch", "input", "command"} {
-		if s, ok := input[k].(string); ok {
+		if s, ok := text(input, k); ok {
 			for _, p := range patchPaths(s) {
 				keys, paths = append(keys, k), append(paths, p)
 			}
@@ -384,13 +382,13 @@ var commandKeys = []string{"command", "cmd"}
 var workdirKeys = []string{"workdir", "cwd", "working_directory", "working_dir", "directory"}
 
 // contentKeyPresent reports whether an input carries text to write.
-func contentKeyPresent(input map[string]any) bool {
+func contentKeyPresent(input ast.Object) bool {
 	for _, k := range ContentKeys {
-		if _, ok := input[k].(string); ok {
+		if _, ok := text(input, k); ok {
 			return true
 		}
 	}
-	_, ok := input["edits"].([]any)
+	_, ok := field(input, "edits").(*ast.Array)
 	return ok
 }
 
@@ -398,7 +396,7 @@ func contentKeyPresent(input map[string]any) bool {
 // input says more than the harness did: a known MCP or harness tool name
 // (actsAs, programTools), or for an unknown tool, a path field with
 // (write) or without (read) text to write. "" keeps the family.
-func actingFamily(fam, name, mcpName string, input map[string]any) string {
+func actingFamily(fam, name, mcpName string, input ast.Object) string {
 	if fam != FamilyMCP && fam != FamilyOther {
 		return ""
 	}
@@ -422,7 +420,7 @@ func actingFamily(fam, name, mcpName string, input map[string]any) string {
 	}
 	if fam == FamilyOther {
 		for _, k := range pathKeys {
-			if s, ok := input[k].(string); ok && s != "" {
+			if s, ok := text(input, k); ok && s != "" {
 				if contentKeyPresent(input) {
 					return FamilyFileWrite
 				}
@@ -443,40 +441,52 @@ func actingFamily(fam, name, mcpName string, input map[string]any) string {
 //	{"args": ["get", "pods"]} for a tool kubectl   program tools
 //
 // tool is the lower-cased tool name (the tool part for MCP).
-func shellSource(tool string, input map[string]any) (cmd any, workdir string) {
-	if action, ok := input["action"].(map[string]any); ok {
-		if c, ok := action["command"]; ok {
-			w, _ := action["workdir"].(string)
+func shellSource(tool string, input ast.Object) (cmd ast.Value, workdir string) {
+	if action := object(input, "action"); action != nil {
+		if c := field(action, "command"); c != nil {
+			w, _ := text(action, "workdir")
 			return c, w
 		}
 	}
 	for _, k := range workdirKeys {
-		if s, ok := input[k].(string); ok && s != "" {
+		if s, ok := text(input, k); ok && s != "" {
 			workdir = s
 			break
 		}
 	}
 	for _, k := range commandKeys {
-		if c, ok := input[k]; ok {
+		if c := field(input, k); c != nil {
 			cmd = c
 			break
 		}
 	}
-	args, hasArgs := input["args"].([]any)
-	switch c := cmd.(type) {
-	case string:
-		if hasArgs && !strings.ContainsAny(c, " \t\n;|&") {
-			cmd = append([]any{c}, args...)
-		} else if programTools[tool] && c != tool && !strings.HasPrefix(c, tool+" ") {
-			cmd = tool + " " + c
+	args, hasArgs := field(input, "args").(*ast.Array)
+	prepend := func(first *ast.Term, rest *ast.Array) ast.Value {
+		terms := make([]*ast.Term, 0, rest.Len()+1)
+		terms = append(terms, first)
+		for i := range rest.Len() {
+			terms = append(terms, rest.Elem(i))
 		}
-	case []any:
-		if programTools[tool] && (len(c) == 0 || c[0] != tool) {
-			cmd = append([]any{tool}, c...)
+		return ast.NewArray(terms...)
+	}
+	switch c := cmd.(type) {
+	case ast.String:
+		if hasArgs && !strings.ContainsAny(string(c), " \t\n;|&") {
+			cmd = prepend(ast.NewTerm(c), args)
+		} else if programTools[tool] && string(c) != tool && !strings.HasPrefix(string(c), tool+" ") {
+			cmd = ast.String(tool + " " + string(c))
+		}
+	case *ast.Array:
+		var first string
+		if c.Len() > 0 {
+			first, _ = asText(c.Elem(0).Value)
+		}
+		if programTools[tool] && first != tool {
+			cmd = prepend(ast.StringTerm(tool), c)
 		}
 	case nil:
 		if hasArgs && programTools[tool] {
-			cmd = append([]any{tool}, args...)
+			cmd = prepend(ast.StringTerm(tool), args)
 		}
 	}
 	return cmd, workdir
@@ -498,3 +508,6 @@ func urlCredential(u *url.URL, raw string) string {
 	}
 	return ""
 }
+
+// WriteOps returns the redirection operators that write a file, sorted.
+func WriteOps() []string { return slices.Sorted(maps.Keys(writeOps)) }

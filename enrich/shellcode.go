@@ -1,4 +1,4 @@
-package engine
+package enrich
 
 import (
 	"github.com/ahp-opa/ahp-opa/shell"

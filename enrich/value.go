@@ -1,0 +1,66 @@
+package enrich
+
+import "github.com/open-policy-agent/opa/v1/ast"
+
+// keyTerms are the event keys the enrichment reads, made once: a lookup
+// then allocates nothing.
+var keyTerms = func() map[string]*ast.Term {
+	m := map[string]*ast.Term{}
+	for _, list := range [][]string{
+		{"tool", "name", "kind", "origin", "input", "session", "cwd", "workspaceRoots", "source",
+			"command", "cmd", "url", "uri", "urls", "prompt", "edits", "new_string", "file_path",
+			"mcp", "server", "id", "toolName", "patch"},
+		pathKeys, pathListKeys, ContentKeys,
+	} {
+		for _, k := range list {
+			m[k] = ast.StringTerm(k)
+		}
+	}
+	return m
+}()
+
+// field returns the value of obj's key; nil when obj is nil or lacks it.
+func field(obj ast.Object, key string) ast.Value {
+	if obj == nil {
+		return nil
+	}
+	k, ok := keyTerms[key]
+	if !ok {
+		k = ast.StringTerm(key)
+	}
+	if t := obj.Get(k); t != nil {
+		return t.Value
+	}
+	return nil
+}
+
+// object returns obj's key when it is an object, else nil.
+func object(obj ast.Object, key string) ast.Object {
+	o, _ := field(obj, key).(ast.Object)
+	return o
+}
+
+// text returns obj's key when it is a string.
+func text(obj ast.Object, key string) (string, bool) {
+	s, ok := field(obj, key).(ast.String)
+	return string(s), ok
+}
+
+// elems returns the elements of obj's key when it is an array, else nil.
+func elems(obj ast.Object, key string) []*ast.Term {
+	a, ok := field(obj, key).(*ast.Array)
+	if !ok {
+		return nil
+	}
+	out := make([]*ast.Term, a.Len())
+	for i := range out {
+		out[i] = a.Elem(i)
+	}
+	return out
+}
+
+// asText returns a value that is a string.
+func asText(v ast.Value) (string, bool) {
+	s, ok := v.(ast.String)
+	return string(s), ok
+}
