@@ -1,7 +1,8 @@
-// Package bench drives HTTP policy endpoints with the same tool.before
-// event and measures throughput and latency: ahp-opa's POST /ahp against
-// the OPA REST server's data API running the same policy. Every answer is
-// checked, so a fast wrong answer cannot pass for a fast one.
+// Package bench drives policy endpoints with the same tool.before event
+// and measures throughput and latency: ahp-opa's POST /ahp, its stdio
+// binding and its per_event start against the OPA REST server's data API
+// and `opa eval` running the same policy. Every answer is checked, so a
+// fast wrong answer cannot pass for a fast one.
 package bench
 
 import (
@@ -17,6 +18,8 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -50,15 +53,55 @@ func (p Protocol) String() string {
 	return "ahp-opa"
 }
 
+// Transport says how a request reaches the target.
+type Transport int
+
+const (
+	// HTTP posts to URL over keep-alive connections.
+	HTTP Transport = iota
+	// Stdio writes one line per request to a process started once per
+	// connection (Command) and reads one line back: a persistent stdio
+	// harness. AHP only.
+	Stdio
+	// PerEvent starts Command afresh for every request, writes the request
+	// to its standard input, closes it and waits for the exit: a per_event
+	// harness, or `opa eval -I` for the OPA protocol, whose input is the
+	// event alone and whose answer is eval's JSON output.
+	PerEvent
+)
+
+func (t Transport) String() string {
+	switch t {
+	case Stdio:
+		return "stdio"
+	case PerEvent:
+		return "per-event"
+	}
+	return "http"
+}
+
 // Target is one endpoint under test.
 type Target struct {
-	Protocol Protocol
-	URL      string // full endpoint URL
-	Token    string // bearer token, if any
+	Protocol  Protocol
+	Transport Transport
+	URL       string   // full endpoint URL (HTTP)
+	Command   []string // program and arguments (Stdio, PerEvent)
+	Token     string   // bearer token, if any
 	// PID, when set, is the server's process: its CPU time during each run
 	// is measured (Linux), which the machine's noise affects less than
 	// throughput.
 	PID int
+}
+
+// String names the target in messages: its URL or its program.
+func (t Target) String() string {
+	if t.Transport == HTTP {
+		return t.URL
+	}
+	if len(t.Command) == 0 {
+		return t.Transport.String()
+	}
+	return t.Transport.String() + " " + filepath.Base(t.Command[0])
 }
 
 // Options bound a run. A run ends after Duration or Requests, whichever
@@ -78,6 +121,9 @@ type Options struct {
 	// nil sends the event as it is.
 	OPAInput func(event map[string]any) (any, error)
 }
+
+// errNoAnswer is a run that ended before any request was answered.
+var errNoAnswer = errors.New("no request completed")
 
 // Result of one run.
 type Result struct {
@@ -115,16 +161,14 @@ func Run(ctx context.Context, t Target, o Options) (Result, error) {
 	if o.Event == nil {
 		return Result{}, errors.New("bench: no event")
 	}
-	u, err := url.Parse(t.URL)
-	if err != nil || u.Scheme != "http" || u.Host == "" {
-		return Result{}, fmt.Errorf("bench: %q: want an http:// URL (loopback benchmarks need no TLS)", t.URL)
-	}
-	tmpl, err := newTemplate(t, u, o.Event, o.OPAInput)
+	tmpl, err := newTemplate(t, o.Event, o.OPAInput)
 	if err != nil {
 		return Result{}, err
 	}
 	if o.Warmup > 0 {
-		if _, err := run(ctx, t, tmpl, o, o.Warmup, 0); err != nil {
+		// A warm-up shorter than one answer (a per_event start, a loaded
+		// machine) completes none: that is no failure.
+		if _, err := run(ctx, t, tmpl, o, o.Warmup, 0); err != nil && !errors.Is(err, errNoAnswer) {
 			return Result{}, fmt.Errorf("warm-up: %w", err)
 		}
 	}
@@ -139,21 +183,22 @@ func run(ctx context.Context, t Target, tmpl *template, o Options, d time.Durati
 		defer cancel()
 	}
 	var (
-		issued  atomic.Int64
-		mu      sync.Mutex
-		lat     []time.Duration
-		errs    int
-		first   error
-		wg      sync.WaitGroup
-		cpu0    = processCPU(t.PID)
-		started = time.Now()
+		issued   atomic.Int64
+		mu       sync.Mutex
+		lat      []time.Duration
+		errs     int
+		first    error
+		wg       sync.WaitGroup
+		cpu0     = processCPU(t.PID)
+		childCPU atomic.Int64 // per-event processes' CPU time, in ns
+		started  = time.Now()
 	)
 	// Ids never repeat, not even across runs: ahp-opa replays the decision
 	// for a retried event id (B-DUP-1), which would skip the evaluation.
 	nonce := strconv.FormatInt(time.Now().UnixNano(), 36)
 	for w := range o.Conns {
 		wg.Go(func() {
-			c := &conn{addr: tmpl.addr}
+			c := newRoundTripper(t, tmpl, &childCPU)
 			defer c.close()
 			// The deadline interrupts a request in flight by closing the
 			// connection.
@@ -170,16 +215,13 @@ func run(ctx context.Context, t Target, tmpl *template, o Options, d time.Durati
 				id := "bench-" + nonce + "-" + strconv.Itoa(w) + "-" + strconv.Itoa(n)
 				buf = tmpl.request(buf[:0], id)
 				start := time.Now()
-				status, body, err := c.roundTrip(buf)
+				body, err := c.roundTrip(buf)
 				if ctx.Err() != nil {
 					break // cut off by the deadline: neither counted nor timed
 				}
 				local = append(local, time.Since(start))
-				if err == nil && status != 200 {
-					err = fmt.Errorf("status %d: %.200s", status, body)
-				}
 				if err == nil {
-					err = check(t.Protocol, body, id, o.Deny)
+					err = check(t, body, id, o.Deny)
 				}
 				if err != nil {
 					localErrs++
@@ -200,14 +242,17 @@ func run(ctx context.Context, t Target, tmpl *template, o Options, d time.Durati
 	}
 	wg.Wait()
 	elapsed := time.Since(started)
-	var cpu time.Duration
+	cpu := time.Duration(childCPU.Load())
 	if cpu0 >= 0 {
 		if cpu1 := processCPU(t.PID); cpu1 >= 0 {
 			cpu = cpu1 - cpu0
 		}
 	}
 	if len(lat) == 0 {
-		return Result{}, fmt.Errorf("bench: no request completed against %s (%v)", t.URL, first)
+		if first != nil {
+			return Result{}, fmt.Errorf("bench: no request completed against %s: %w", t, first)
+		}
+		return Result{}, fmt.Errorf("bench: %w against %s within %v", errNoAnswer, t, d)
 	}
 	slices.Sort(lat)
 	return Result{
@@ -253,44 +298,80 @@ const idMark = "__AHP_BENCH_ID__"
 // out: the driver must cost as little CPU as possible, since it shares
 // the machine with the servers it measures.
 type template struct {
-	addr  string
-	parts [][]byte // HTTP request split at each id; the id goes between parts
+	addr  string   // host:port, HTTP only
+	head  string   // HTTP request line and headers, without Content-Length
+	parts [][]byte // body split at each id; the id goes between parts
+	tail  string   // after the body: a newline for a stdio line
 }
 
-func newTemplate(t Target, u *url.URL, event map[string]any, opaInput func(map[string]any) (any, error)) (*template, error) {
-	body, err := requestBody(t.Protocol, event, idMark, opaInput)
+func newTemplate(t Target, event map[string]any, opaInput func(map[string]any) (any, error)) (*template, error) {
+	tm := &template{}
+	switch t.Transport {
+	case HTTP:
+		u, err := url.Parse(t.URL)
+		if err != nil || u.Scheme != "http" || u.Host == "" {
+			return nil, fmt.Errorf("bench: %q: want an http:// URL (loopback benchmarks need no TLS)", t.URL)
+		}
+		tm.addr = u.Host
+		tm.head = "POST " + u.RequestURI() + " HTTP/1.1\r\nHost: " + u.Host + "\r\nContent-Type: application/json\r\n"
+		if t.Token != "" {
+			tm.head += "Authorization: Bearer " + t.Token + "\r\n"
+		}
+	case Stdio, PerEvent:
+		if len(t.Command) == 0 {
+			return nil, fmt.Errorf("bench: %s target without a command", t.Transport)
+		}
+		if t.Transport == Stdio && t.Protocol == OPA {
+			return nil, errors.New("bench: OPA has no stdio binding")
+		}
+		tm.tail = "\n"
+	default:
+		return nil, fmt.Errorf("bench: unknown transport %d", t.Transport)
+	}
+	body, err := requestBody(t.Protocol, t.Transport, event, idMark, opaInput)
 	if err != nil {
 		return nil, err
 	}
-	path := u.RequestURI()
-	head := "POST " + path + " HTTP/1.1\r\nHost: " + u.Host + "\r\nContent-Type: application/json\r\n"
-	if t.Token != "" {
-		head += "Authorization: Bearer " + t.Token + "\r\n"
-	}
-	tm := &template{addr: u.Host}
-	tm.parts = append(tm.parts, []byte(head))
-	tm.parts = append(tm.parts, bytes.Split(body, []byte(idMark))...)
+	tm.parts = bytes.Split(body, []byte(idMark))
 	return tm, nil
 }
 
-// request appends the HTTP request for id to buf.
+// request appends the request for id to buf.
 func (tm *template) request(buf []byte, id string) []byte {
-	n := 0
-	for _, p := range tm.parts[1:] {
-		n += len(p)
+	if tm.head != "" {
+		n := len(id) * (len(tm.parts) - 1)
+		for _, p := range tm.parts {
+			n += len(p)
+		}
+		buf = append(buf, tm.head...)
+		buf = append(buf, "Content-Length: "...)
+		buf = strconv.AppendInt(buf, int64(n), 10)
+		buf = append(buf, "\r\n\r\n"...)
 	}
-	n += len(id) * (len(tm.parts) - 2)
-	buf = append(buf, tm.parts[0]...)
-	buf = append(buf, "Content-Length: "...)
-	buf = strconv.AppendInt(buf, int64(n), 10)
-	buf = append(buf, "\r\n\r\n"...)
-	for i, p := range tm.parts[1:] {
+	for i, p := range tm.parts {
 		if i > 0 {
 			buf = append(buf, id...)
 		}
 		buf = append(buf, p...)
 	}
-	return buf
+	return append(buf, tm.tail...)
+}
+
+// roundTripper sends one request and returns the answer's body; close
+// interrupts a request in flight and releases what it holds.
+type roundTripper interface {
+	roundTrip(req []byte) ([]byte, error)
+	close()
+}
+
+func newRoundTripper(t Target, tm *template, cpu *atomic.Int64) roundTripper {
+	switch t.Transport {
+	case Stdio:
+		return &stdioConn{command: t.Command}
+	case PerEvent:
+		return &perEvent{command: t.Command, cpu: cpu}
+	}
+	return &conn{addr: tm.addr}
 }
 
 // conn is a minimal HTTP/1.1 keep-alive client for one connection: one
@@ -325,31 +406,132 @@ func (k *conn) get() (net.Conn, *bufio.Reader, error) {
 }
 
 // roundTrip sends one request and reads the whole answer.
-func (k *conn) roundTrip(req []byte) (status int, body []byte, err error) {
+func (k *conn) roundTrip(req []byte) ([]byte, error) {
 	c, br, err := k.get()
 	if err != nil {
-		return 0, nil, err
+		return nil, err
 	}
 	if _, err := c.Write(req); err != nil {
-		return 0, nil, err
+		return nil, err
 	}
 	resp, err := http.ReadResponse(br, nil)
 	if err != nil {
-		return 0, nil, err
+		return nil, err
 	}
-	body, err = io.ReadAll(resp.Body)
+	body, err := io.ReadAll(resp.Body)
 	resp.Body.Close()
 	if err != nil {
-		return 0, nil, err
+		return nil, err
 	}
 	if resp.Close {
 		k.close()
 	}
-	return resp.StatusCode, body, nil
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("status %d: %.200s", resp.StatusCode, body)
+	}
+	return body, nil
 }
 
-// requestBody wraps the event, given an id, for the protocol.
-func requestBody(p Protocol, event map[string]any, id string, opaInput func(map[string]any) (any, error)) ([]byte, error) {
+// stdioConn is a persistent stdio process: one line out, one line back.
+type stdioConn struct {
+	command []string
+	mu      sync.Mutex
+	cmd     *exec.Cmd
+	in      io.WriteCloser
+	out     *bufio.Reader
+	stderr  bytes.Buffer
+}
+
+func (s *stdioConn) close() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.cmd != nil {
+		s.in.Close() // EOF: the process finishes and exits
+		s.cmd.Wait()
+		s.cmd = nil
+	}
+}
+
+func (s *stdioConn) get() (io.Writer, *bufio.Reader, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.cmd == nil {
+		cmd := exec.Command(s.command[0], s.command[1:]...)
+		s.stderr.Reset()
+		cmd.Stderr = &s.stderr
+		in, err := cmd.StdinPipe()
+		if err != nil {
+			return nil, nil, err
+		}
+		out, err := cmd.StdoutPipe()
+		if err != nil {
+			return nil, nil, err
+		}
+		if err := cmd.Start(); err != nil {
+			return nil, nil, err
+		}
+		s.cmd, s.in, s.out = cmd, in, bufio.NewReaderSize(out, 16<<10)
+	}
+	return s.in, s.out, nil
+}
+
+func (s *stdioConn) roundTrip(req []byte) ([]byte, error) {
+	in, out, err := s.get()
+	if err != nil {
+		return nil, err
+	}
+	if _, err := in.Write(req); err != nil {
+		return nil, err
+	}
+	line, err := out.ReadBytes('\n')
+	if err != nil {
+		return nil, fmt.Errorf("reading the answer: %w (stderr: %.300s)", err, s.stderr.String())
+	}
+	return line, nil
+}
+
+// perEvent starts the command for every request and waits for its exit,
+// which a per_event harness needs to see (B-STDIO-4): the latency is
+// from start to exit.
+type perEvent struct {
+	command []string
+	cpu     *atomic.Int64
+	mu      sync.Mutex
+	cmd     *exec.Cmd
+}
+
+func (p *perEvent) close() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.cmd != nil && p.cmd.Process != nil {
+		p.cmd.Process.Kill()
+	}
+}
+
+func (p *perEvent) roundTrip(req []byte) ([]byte, error) {
+	var out, stderr bytes.Buffer
+	cmd := exec.Command(p.command[0], p.command[1:]...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = bytes.NewReader(req), &out, &stderr
+	p.mu.Lock()
+	p.cmd = cmd
+	err := cmd.Start()
+	p.mu.Unlock()
+	if err != nil {
+		return nil, err
+	}
+	err = cmd.Wait()
+	if st := cmd.ProcessState; st != nil {
+		p.cpu.Add(int64(st.UserTime() + st.SystemTime()))
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%w (stderr: %.300s)", err, stderr.String())
+	}
+	return out.Bytes(), nil
+}
+
+// requestBody wraps the event, given an id, for the protocol and
+// transport: `opa eval -I` reads the input document alone.
+func requestBody(p Protocol, tr Transport, event map[string]any, id string, opaInput func(map[string]any) (any, error)) ([]byte, error) {
 	ev := make(map[string]any, len(event))
 	for k, v := range event {
 		ev[k] = v
@@ -362,6 +544,9 @@ func requestBody(p Protocol, event map[string]any, id string, opaInput func(map[
 			if input, err = opaInput(ev); err != nil {
 				return nil, fmt.Errorf("bench: building the OPA input: %w", err)
 			}
+		}
+		if tr == PerEvent {
+			return json.Marshal(input)
 		}
 		return json.Marshal(map[string]any{"input": input})
 	}
@@ -387,10 +572,10 @@ func requestBody(p Protocol, event map[string]any, id string, opaInput func(map[
 
 // check verifies that an answer is well formed and carries the expected
 // decision.
-func check(p Protocol, data []byte, id string, deny bool) error {
+func check(t Target, data []byte, id string, deny bool) error {
 	var denies int
-	switch p {
-	case ClaudeHook:
+	switch {
+	case t.Protocol == ClaudeHook:
 		var v map[string]any
 		if err := json.Unmarshal(data, &v); err != nil {
 			return fmt.Errorf("not a Claude Code hook answer: %.200s", data)
@@ -403,7 +588,20 @@ func check(p Protocol, data []byte, id string, deny bool) error {
 		default:
 			return fmt.Errorf("neither {} nor a deny: %.200s", data)
 		}
-	case OPA:
+	case t.Protocol == OPA && t.Transport == PerEvent:
+		var v struct {
+			Result []struct {
+				Expressions []struct {
+					Value *[]json.RawMessage `json:"value"`
+				} `json:"expressions"`
+			} `json:"result"`
+		}
+		if err := json.Unmarshal(data, &v); err != nil || len(v.Result) != 1 ||
+			len(v.Result[0].Expressions) != 1 || v.Result[0].Expressions[0].Value == nil {
+			return fmt.Errorf("not an opa eval answer: %.200s", data)
+		}
+		denies = len(*v.Result[0].Expressions[0].Value)
+	case t.Protocol == OPA:
 		var v struct {
 			Result *[]json.RawMessage `json:"result"`
 		}

@@ -40,3 +40,17 @@ func LargeEvent(kind string, n int) (map[string]any, error) {
 		"call": map[string]any{"id": "c1"}, "path": "native", "tool": tool,
 	}, nil
 }
+
+// ShellEvent returns a tool.before event for a shell command that every
+// built-in and reference rule inspects and lets through, with the request
+// id inside the command: every request carries a different command, as in
+// a real session, so nothing can be answered from a cache keyed on it.
+func ShellEvent() map[string]any {
+	return map[string]any{
+		"id": "bench", "source": "urn:ahp-opa:bench", "type": "tool.before",
+		"time": "2026-01-02T03:04:05Z", "session": map[string]any{"id": "s1", "cwd": "/repo", "workspaceRoots": []any{"/repo"}},
+		"call": map[string]any{"id": "c1"}, "path": "native",
+		"tool": map[string]any{"name": "Bash", "kind": "shell", "origin": "native",
+			"input": map[string]any{"command": "cd /repo && go test ./pkg/" + idMark + "/... 2>&1 | tail -20 && git status --short"}},
+	}
+}

@@ -14,8 +14,11 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/bundle"
@@ -55,9 +58,11 @@ type Policy struct {
 // BuiltinRevisionPrefix starts the revision of the embedded library.
 const BuiltinRevisionPrefix = "builtin-"
 
-// Builtin returns the Rego library embedded in the binary.
+// Builtin returns the Rego library embedded in the binary. Its files are
+// parsed in parallel: parsing them one after the other was a quarter of
+// a per_event start on the built-in library, and they are independent.
 func Builtin() (*Policy, error) {
-	p, err := load(loader.NewFileLoader().WithFS(rego.FS), []string{"."}, false, Limits{}.WithDefaults())
+	p, err := parseBuiltin(rego.FS)
 	if err != nil {
 		return nil, fmt.Errorf("built-in library: %w", err)
 	}
@@ -68,6 +73,58 @@ func Builtin() (*Policy, error) {
 		named[BuiltinPrefix+name] = m // never collides with a user's file name
 	}
 	p.Modules = named
+	return p, nil
+}
+
+// parseBuiltin parses the served .rego files of fsys as load does, with
+// the same names and revision, a goroutine per processor.
+func parseBuiltin(fsys fs.FS) (*Policy, error) {
+	var names []string
+	err := fs.WalkDir(fsys, ".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !d.IsDir() && filepath.Ext(path) == ".rego" && !isTest(path) {
+			names = append(names, path)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	slices.Sort(names)
+	raws := make([][]byte, len(names))
+	mods := make([]*ast.Module, len(names))
+	errs := make([]error, len(names))
+	next := atomic.Int64{}
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(names)) {
+		wg.Go(func() {
+			for i := int(next.Add(1) - 1); i < len(names); i = int(next.Add(1) - 1) {
+				if raws[i], errs[i] = fs.ReadFile(fsys, names[i]); errs[i] != nil {
+					continue
+				}
+				mods[i], errs[i] = ast.ParseModuleWithOpts(names[i], string(raws[i]),
+					ast.ParserOptions{RegoVersion: ast.RegoV1, ProcessAnnotation: true})
+			}
+		})
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, fmt.Errorf("loading policy: %w", err)
+	}
+	if len(names) == 0 {
+		return nil, fmt.Errorf("%w (looked for .rego files that are not tests)", ErrNoPolicy)
+	}
+	p := &Policy{Modules: make(map[string]*ast.Module, len(names))}
+	h := sha256.New()
+	for i, name := range names {
+		p.Modules[name] = mods[i]
+		fmt.Fprintf(h, "%s\x00%d\x00", name, len(raws[i]))
+		h.Write(raws[i])
+	}
+	p.Revision = hex.EncodeToString(h.Sum(nil))[:12]
+	p.Digest = p.Revision
 	return p, nil
 }
 

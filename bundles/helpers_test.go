@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/ahp-opa/ahp-opa/bundles"
+	"github.com/ahp-opa/ahp-opa/bundles/remote"
 	"github.com/ahp-opa/ahp-opa/engine"
 )
 
@@ -58,6 +59,19 @@ type stand struct {
 	seen   chan struct{} // signalled on every event
 }
 
+// newReloader is bundles.NewReloader with the remote bundles of opts.OPA
+// downloaded by package remote, as the commands wire it.
+func newReloader(target bundles.Activator, opts bundles.Options) (*bundles.Reloader, error) {
+	rb, err := remote.New(opts.OPA, nil, opts.Limits)
+	if err != nil {
+		return nil, err
+	}
+	if rb != nil {
+		opts.Remote = rb
+	}
+	return bundles.NewReloader(target, opts)
+}
+
 // newStand starts a reloader over opts; it fails the test when Start does.
 func newStand(t testing.TB, opts bundles.Options) *stand {
 	t.Helper()
@@ -86,7 +100,7 @@ func tryStand(t testing.TB, opts bundles.Options) (*stand, error) {
 	if opts.Debounce == 0 {
 		opts.Debounce = testDebounce
 	}
-	rl, err := bundles.NewReloader(s.eng, opts)
+	rl, err := newReloader(s.eng, opts)
 	if err != nil {
 		return nil, err
 	}

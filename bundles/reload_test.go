@@ -227,6 +227,18 @@ func TestReloadRescanOnly(t *testing.T) {
 	}
 }
 
+// TestReloadWatchAfter: a delayed watch still sees a change made before it
+// began (one rescan as it starts), and the changes after it (rescans are
+// off).
+func TestReloadWatchAfter(t *testing.T) {
+	dir := t.TempDir()
+	s := newStand(t, bundles.Options{Paths: oneFile(t, dir), Watch: true, WatchAfter: 5 * testDebounce, RescanInterval: -1})
+	put(t, filepath.Join(dir, "a.rego"), rule("a", "A", "a2"))
+	s.waitReasons("A", "a2")
+	put(t, filepath.Join(dir, "a.rego"), rule("a", "A", "a3"))
+	s.waitReasons("A", "a3")
+}
+
 // TestReloadIgnoresTouch: chmod and identical rewrites change nothing.
 func TestReloadIgnoresTouch(t *testing.T) {
 	dir := t.TempDir()

@@ -31,6 +31,49 @@ var ErrTestsFailed = errors.New("policy tests failed")
 // a signature that does not verify.
 var ErrDownload = errors.New("bundle download failed")
 
+// downloaded takes one result of a bundle's downloader: it keeps a new
+// bundle as the latest version and asks the builder to activate it. A
+// failed download, or a bundle that does not verify, leaves the last good
+// version in place.
+func (r *Reloader) downloaded(name string, b *bundle.Bundle, err error) {
+	source := "bundle " + name
+	if err != nil {
+		r.record(Event{Outcome: Failed, Source: source, Err: fmt.Errorf("bundle %s: %w: %w", name, ErrDownload, err)})
+		return
+	}
+	if b == nil {
+		return // 304 Not Modified
+	}
+	start := time.Now()
+	p, err := fromBundle(name, b, nil, r.opts.VerifyTests, r.opts.Limits)
+	if err != nil {
+		r.record(Event{Outcome: Failed, Source: source, Revision: b.Manifest.Revision,
+			Duration: time.Since(start), Err: err})
+		return
+	}
+	r.mu.Lock()
+	r.remoteParts[name] = p
+	r.remoteGen++
+	r.remoteFrom[name] = true
+	r.status.Waiting = slices.DeleteFunc(r.status.Waiting, func(n string) bool { return n == name })
+	r.mu.Unlock()
+	r.trigger()
+}
+
+// Remote downloads bundles for a Reloader; package bundles/remote provides
+// one from the services and bundles of an OPA configuration. It sits
+// behind this interface so that programs serving local policies alone do
+// not link OPA's plugin and download stacks.
+type Remote interface {
+	// Names lists the bundles; the first activation waits for each.
+	Names() []string
+	// Start begins downloading until ctx ends or Stop is called. Every
+	// result for bundle name goes to deliver: a new version, a failure,
+	// or neither when the bundle did not change.
+	Start(ctx context.Context, deliver func(name string, b *bundle.Bundle, err error))
+	Stop(ctx context.Context)
+}
+
 // Activator makes a policy the one that decides: it compiles it off the
 // request path and swaps it in atomically, keeping the previous one when
 // compilation fails. *engine.Engine implements it.
@@ -45,12 +88,22 @@ type Options struct {
 	Paths []string
 	// Builtin serves the embedded library alongside the other sources.
 	Builtin bool
-	// OPA holds keys, signing, services and bundles in OPA's shapes.
+	// OPA holds keys, signing, services and bundles in OPA's shapes. Its
+	// bundles are downloaded by Remote, which they require.
 	OPA OPAConfig
+	// Remote downloads the remote bundles; nil when there are none.
+	Remote Remote
 	// VerifyTests activates a policy only if its own Rego tests pass.
 	VerifyTests bool
 	// Watch reloads the local sources when they change.
 	Watch bool
+	// WatchAfter delays watching by this long after Start, followed by
+	// one rescan, so that a change made meanwhile is still seen. A
+	// process that ends sooner, such as a per_event backend started for
+	// one event, never creates a watch: on Linux an inotify instance
+	// alone adds about 10 ms to the exit of the process that had it.
+	// Zero watches from the start.
+	WatchAfter time.Duration
 	// Debounce is how long the files must stay quiet before a reload;
 	// zero means DefaultDebounce.
 	Debounce time.Duration
@@ -134,7 +187,7 @@ type Reloader struct {
 	log     *slog.Logger
 	vc      *bundle.VerificationConfig // for local bundles
 	builtin *Policy
-	remotes []*remoteBundle
+	remotes []string // names of the remote bundles
 
 	kick      chan struct{}
 	ready     chan struct{}
@@ -186,15 +239,18 @@ func NewReloader(target Activator, opts Options) (*Reloader, error) {
 		remoteFrom:  map[string]bool{},
 		status:      Status{Reloads: map[Outcome]uint64{}},
 	}
-	ks, err := parseKeys(opts.OPA.Keys)
+	ks, err := opts.OPA.KeyConfigs()
 	if err != nil {
 		return nil, err
 	}
 	if r.vc, err = localVerification(ks, opts.OPA.Signing); err != nil {
 		return nil, err
 	}
-	if err := r.configureRemote(ks); err != nil {
-		return nil, err
+	switch {
+	case opts.Remote != nil:
+		r.remotes = opts.Remote.Names()
+	case !IsEmptyJSON(opts.OPA.Bundles):
+		return nil, errors.New("bundles: remote bundles are configured but nothing downloads them (Options.Remote)")
 	}
 	if len(opts.Paths) == 0 && len(r.remotes) == 0 && !opts.Builtin {
 		return nil, fmt.Errorf("%w: no policy path, no remote bundle and no built-in library", ErrNoPolicy)
@@ -222,9 +278,7 @@ func (r *Reloader) Start(ctx context.Context) error {
 
 func (r *Reloader) start(ctx context.Context) error {
 	r.mu.Lock()
-	for _, rb := range r.remotes {
-		r.status.Waiting = append(r.status.Waiting, rb.name)
-	}
+	r.status.Waiting = append(r.status.Waiting, r.remotes...)
 	// Without remote bundles a startup failure is returned to the caller,
 	// who reports it: log it at debug level only.
 	r.quietStart = len(r.remotes) == 0
@@ -232,7 +286,8 @@ func (r *Reloader) start(ctx context.Context) error {
 	ctx, r.stop = context.WithCancel(ctx)
 	rescan := max(r.opts.RescanInterval, 0)
 	var w *watcher
-	if r.opts.Watch && len(r.opts.Paths) > 0 {
+	watch := r.opts.Watch && len(r.opts.Paths) > 0
+	if watch && r.opts.WatchAfter <= 0 {
 		// Watch before the first load: a change made while it reads is
 		// then seen afterwards.
 		var err error
@@ -255,20 +310,11 @@ func (r *Reloader) start(ctx context.Context) error {
 	switch {
 	case w != nil:
 		r.wg.Go(func() { w.run(ctx) })
+	case watch:
+		r.wg.Go(func() { r.watchLater(ctx, rescan) })
 	case len(r.opts.Paths) > 0 && rescan > 0:
 		// Rescans alone, as on a file system without change events.
-		r.wg.Go(func() {
-			t := time.NewTicker(rescan)
-			defer t.Stop()
-			for {
-				select {
-				case <-ctx.Done():
-					return
-				case <-t.C:
-					r.trigger()
-				}
-			}
-		})
+		r.wg.Go(func() { r.rescanEvery(ctx, rescan) })
 	}
 	r.wg.Go(func() {
 		for {
@@ -280,11 +326,49 @@ func (r *Reloader) start(ctx context.Context) error {
 			}
 		}
 	})
-	for _, rb := range r.remotes {
-		rb.start(ctx)
+	if r.opts.Remote != nil {
+		r.opts.Remote.Start(ctx, r.downloaded)
+		r.remotesStarted = true
 	}
-	r.remotesStarted = true
 	return nil
+}
+
+// watchLater starts watching after Options.WatchAfter, then rescans once
+// for the changes made before the watch began. Without a watch (no
+// inotify instance left, say) the rescans alone keep the policy current.
+func (r *Reloader) watchLater(ctx context.Context, rescan time.Duration) {
+	t := time.NewTimer(r.opts.WatchAfter)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return
+	case <-t.C:
+	}
+	w, err := newWatcher(r.opts.Paths, r.opts.Debounce, rescan, func(string) { r.trigger() }, r.log)
+	r.trigger()
+	if err != nil {
+		r.log.Error("policy files are not watched; changes are seen by rescans only", "err", err, "rescan_interval", rescan)
+		if rescan > 0 {
+			r.rescanEvery(ctx, rescan)
+		}
+		return
+	}
+	w.run(ctx)
+}
+
+// rescanEvery triggers a reload every d until ctx ends, as on a file
+// system without change events; a reload of unchanged content is cheap.
+func (r *Reloader) rescanEvery(ctx context.Context, d time.Duration) {
+	t := time.NewTicker(d)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			r.trigger()
+		}
+	}
 }
 
 // Stop ends watching and downloading and waits for the goroutines.
@@ -294,9 +378,7 @@ func (r *Reloader) Stop() {
 	}
 	r.stop()
 	if r.remotesStarted {
-		for _, rb := range r.remotes {
-			rb.stop(context.Background())
-		}
+		r.opts.Remote.Stop(context.Background())
 	}
 	r.wg.Wait()
 }

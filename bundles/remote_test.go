@@ -196,6 +196,16 @@ func TestRemoteWithLocal(t *testing.T) {
 	}
 }
 
+// TestRemoteBundlesNeedADownloader: remote bundles the reloader was given
+// no downloader for are refused, not ignored.
+func TestRemoteBundlesNeedADownloader(t *testing.T) {
+	_, err := bundles.NewReloader(engine.New(engine.Options{}), bundles.Options{Builtin: true,
+		OPA: bundles.OPAConfig{Services: json.RawMessage(`{"a": {"url": "http://127.0.0.1:1"}}`), Bundles: json.RawMessage(`{"b": {}}`)}})
+	if err == nil || !strings.Contains(err.Error(), "nothing downloads them") {
+		t.Errorf("error %v", err)
+	}
+}
+
 // TestRemoteConfigErrors: configuration mistakes are errors at start.
 func TestRemoteConfigErrors(t *testing.T) {
 	cases := []struct {
@@ -218,7 +228,7 @@ func TestRemoteConfigErrors(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			_, err := bundles.NewReloader(engine.New(engine.Options{}), bundles.Options{OPA: c.cfg, Builtin: true})
+			_, err := newReloader(engine.New(engine.Options{}), bundles.Options{OPA: c.cfg, Builtin: true})
 			if err == nil || !strings.Contains(err.Error(), c.want) {
 				t.Errorf("error %v, want %q", err, c.want)
 			}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"sync"
 )
 
 // Handler returns a slog.Handler that masks every secret in a record's
@@ -11,19 +12,26 @@ import (
 // next sees them. It sits in front of every sink because some text, such
 // as an OPA error that quotes the input, is produced by code that does not
 // know what is secret.
+//
+// Attributes added with WithAttrs are masked when the first record is
+// handled, not before: a request's logger carries them on every request
+// but rarely logs, and masking is a dozen regular expressions per string.
+// The sinks must decide Enabled by level alone, as slog's own handlers
+// and tint do: it is asked of the root sink.
 func Handler(next slog.Handler, r *Redactor) slog.Handler {
 	if r == nil {
 		r = Default()
 	}
-	return &handler{next: next, r: r}
+	return &handler{root: next, next: func() slog.Handler { return next }, r: r}
 }
 
 type handler struct {
-	next slog.Handler
+	root slog.Handler        // answers Enabled
+	next func() slog.Handler // the sink with the masked attributes and groups so far
 	r    *Redactor
 }
 
-func (h *handler) Enabled(ctx context.Context, l slog.Level) bool { return h.next.Enabled(ctx, l) }
+func (h *handler) Enabled(ctx context.Context, l slog.Level) bool { return h.root.Enabled(ctx, l) }
 
 func (h *handler) Handle(ctx context.Context, rec slog.Record) error {
 	out := slog.NewRecord(rec.Time, rec.Level, h.r.String(rec.Message), rec.PC)
@@ -31,19 +39,34 @@ func (h *handler) Handle(ctx context.Context, rec slog.Record) error {
 		out.AddAttrs(h.attr(a))
 		return true
 	})
-	return h.next.Handle(ctx, out)
+	return h.next().Handle(ctx, out)
 }
 
 func (h *handler) WithAttrs(attrs []slog.Attr) slog.Handler {
-	masked := make([]slog.Attr, len(attrs))
-	for i, a := range attrs {
-		masked[i] = h.attr(a)
+	if len(attrs) == 0 {
+		return h
 	}
-	return &handler{next: h.next.WithAttrs(masked), r: h.r}
+	for i := range attrs {
+		attrs[i].Value = attrs[i].Value.Resolve() // a LogValuer is read now, as slog's handlers do
+	}
+	parent := h.next
+	return &handler{root: h.root, r: h.r, next: sync.OnceValue(func() slog.Handler {
+		masked := make([]slog.Attr, len(attrs))
+		for i, a := range attrs {
+			masked[i] = h.attr(a)
+		}
+		return parent().WithAttrs(masked)
+	})}
 }
 
 func (h *handler) WithGroup(name string) slog.Handler {
-	return &handler{next: h.next.WithGroup(name), r: h.r}
+	if name == "" {
+		return h
+	}
+	parent := h.next
+	return &handler{root: h.root, r: h.r, next: sync.OnceValue(func() slog.Handler {
+		return parent().WithGroup(name)
+	})}
 }
 
 // attr masks one attribute. Values that print as text (strings, errors,

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"log/slog"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 )
 
@@ -21,6 +23,7 @@ func TestHandlerMasksEveryStringAtEveryLevel(t *testing.T) {
 		{"group", func(l *slog.Logger) { l.Error("x", slog.Group("event", "input", cmd)) }},
 		{"with attrs", func(l *slog.Logger) { l.With("command", cmd).Debug("x") }},
 		{"with group", func(l *slog.Logger) { l.WithGroup("g").Debug("x", "command", cmd) }},
+		{"with attrs in a group", func(l *slog.Logger) { l.With("a", 1).WithGroup("g").With("command", cmd).Info("x") }},
 		{"any value", func(l *slog.Logger) { l.Debug("x", "input", map[string]string{"command": cmd}) }},
 	}
 	for _, tt := range tests {
@@ -53,5 +56,41 @@ func TestHandlerKeepsOrdinaryValues(t *testing.T) {
 		if !strings.Contains(out, want) {
 			t.Errorf("log %s lacks %s", out, want)
 		}
+	}
+}
+
+// countingSink counts the attributes its WithAttrs is given.
+type countingSink struct {
+	slog.Handler
+	attrs *atomic.Int64
+}
+
+func (c countingSink) WithAttrs(attrs []slog.Attr) slog.Handler {
+	c.attrs.Add(int64(len(attrs)))
+	return countingSink{c.Handler.WithAttrs(attrs), c.attrs}
+}
+
+// TestHandlerMasksWithAttrsWhenUsed: a logger's attributes are masked once,
+// when it first logs, and never for a logger that does not log.
+func TestHandlerMasksWithAttrsWhenUsed(t *testing.T) {
+	const token = "ghp_abcdefghijklmnopqrstuvwxyz0123456789"
+	var buf bytes.Buffer
+	n := new(atomic.Int64)
+	log := slog.New(Handler(countingSink{slog.NewJSONHandler(&buf, nil), n}, nil))
+	quiet := log.With("command", "echo "+token)
+	quiet.Debug("below the level")
+	if n.Load() != 0 || buf.Len() != 0 {
+		t.Fatalf("attributes masked for a logger that wrote nothing (%d), log %q", n.Load(), buf.String())
+	}
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Go(func() { quiet.Info("x") })
+	}
+	wg.Wait()
+	if n.Load() != 1 {
+		t.Errorf("attributes masked %d times, want once", n.Load())
+	}
+	if out := buf.String(); strings.Contains(out, token) || strings.Count(out, Mask) != 4 {
+		t.Errorf("log %s", out)
 	}
 }

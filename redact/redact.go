@@ -36,9 +36,19 @@ var builtinPatterns = []string{
 	`([a-zA-Z][a-zA-Z0-9+.-]*://[^/\s:@]+:)[^/\s@]+(@)`,
 }
 
+// builtinRules are builtinPatterns compiled, group 1 kept before the mask
+// and group 2 after. They are compiled on first use, once per process: a
+// per_event start that redacts nothing never pays for them.
+var builtinRules = sync.OnceValue(func() []*regexp.Regexp {
+	res := make([]*regexp.Regexp, len(builtinPatterns))
+	for i, p := range builtinPatterns {
+		res[i] = regexp.MustCompile(p)
+	}
+	return res
+})
+
 // Redactor masks secrets in text and in JSON-like values.
 type Redactor struct {
-	builtin  []*regexp.Regexp // group 1 is kept before the mask, group 2 after
 	patterns []*regexp.Regexp // user patterns, masked whole
 	mask     map[string]bool  // dotted paths whose values are replaced by Mask
 	drop     map[string]bool  // dotted paths removed
@@ -58,9 +68,6 @@ type Config struct {
 // New compiles the built-in rules plus cfg.
 func New(cfg Config) (*Redactor, error) {
 	r := &Redactor{mask: set(cfg.Mask), drop: set(cfg.Drop)}
-	for _, p := range builtinPatterns {
-		r.builtin = append(r.builtin, regexp.MustCompile(p))
-	}
 	for _, p := range cfg.Patterns {
 		re, err := regexp.Compile(p)
 		if err != nil {
@@ -74,7 +81,7 @@ func New(cfg Config) (*Redactor, error) {
 // Default returns a redactor with the built-in rules only, for the places
 // that mask text before any configuration is known.
 var Default = sync.OnceValue(func() *Redactor {
-	r, _ := New(Config{}) // the built-in patterns always compile
+	r, _ := New(Config{}) // no user pattern: nothing to fail
 	return r
 })
 
@@ -88,7 +95,7 @@ func set(keys []string) map[string]bool {
 
 // String masks every secret in s.
 func (r *Redactor) String(s string) string {
-	for _, re := range r.builtin {
+	for _, re := range builtinRules() {
 		if !re.MatchString(s) {
 			continue
 		}

@@ -1,7 +1,9 @@
-// Command ahp-loadgen compares ahp-opa's HTTP binding with the OPA REST
-// server deciding the same event: requests per second and p50/p99 latency
-// at several connection counts, side by side. bench/http-vs-opa.sh starts
-// both servers and runs it.
+// Command ahp-loadgen compares ahp-opa with OPA deciding the same event:
+// requests per second and p50/p99 latency at several connection counts,
+// side by side. Each side is an HTTP endpoint, a stdio process (ahp-opa
+// only) or a command started for every event (ahp-opa's per_event
+// lifecycle, `opa eval`). bench/http-vs-opa.sh and bench/hotpath-vs-opa.sh
+// start the servers and run it.
 package main
 
 import (
@@ -38,8 +40,10 @@ func main() {
 
 func run() error {
 	var (
-		ahpURL   = flag.String("ahp", "", "ahp-opa endpoint, e.g. http://127.0.0.1:18181/ahp")
-		opaURL   = flag.String("opa", "", "OPA data endpoint, e.g. http://127.0.0.1:18182/v1/data/ahp/tool/before/builtin/deny")
+		ahpURL = flag.String("ahp", "", "ahp-opa endpoint: an http:// URL (e.g. http://127.0.0.1:18181/ahp), "+
+			"'stdio:PROGRAM ARGS' (one persistent process per connection) or 'per-event:PROGRAM ARGS' (a process per event)")
+		opaURL = flag.String("opa", "", "OPA endpoint: a data API URL (e.g. http://127.0.0.1:18182/v1/data/ahp/tool/before/builtin/deny) "+
+			"or 'per-event:PROGRAM ARGS' (opa eval -I, the input on stdin)")
 		hookURL  = flag.String("hook", "", "ahp-opa native hook endpoint, e.g. http://127.0.0.1:18181/hooks/claude-code: the event as a Claude Code PreToolUse payload")
 		token    = flag.String("token", "", "bearer token for ahp-opa")
 		connList = flag.String("conns", "1,8", "comma-separated connection counts")
@@ -47,7 +51,7 @@ func run() error {
 		warmup   = flag.Duration("warmup", time.Second, "unmeasured time before each run")
 		rounds   = flag.Int("rounds", 3, "runs per target and connection count; medians are reported")
 		events   = flag.String("event", "", "JSON file holding the tool.before event; default: a shell command every rule lets through")
-		payload  = flag.String("payload", "", "instead of -event, a large tool input KIND:BYTES, KIND write or heredoc (e.g. write:1000000); its content differs on every request")
+		payload  = flag.String("payload", "", "instead of -event, shell (a command that differs on every request) or a large tool input KIND:BYTES, KIND write or heredoc (e.g. write:1000000), whose content differs on every request")
 		deny     = flag.Bool("deny", false, "the event must be denied (default: it must not be)")
 		ahpPID   = flag.Int("ahp-pid", 0, "process id of ahp-opa, to measure its CPU time (Linux)")
 		opaPID   = flag.Int("opa-pid", 0, "process id of the OPA server, to measure its CPU time (Linux)")
@@ -80,7 +84,9 @@ func run() error {
 	if err := json.Unmarshal(raw, &event); err != nil {
 		return fmt.Errorf("event: %w", err)
 	}
-	if *payload != "" {
+	if *payload == "shell" {
+		event = bench.ShellEvent()
+	} else if *payload != "" {
 		kind, size, _ := strings.Cut(*payload, ":")
 		n, err := strconv.Atoi(size)
 		if err != nil {
@@ -92,14 +98,24 @@ func run() error {
 	}
 	var targets []bench.Target
 	if *ahpURL != "" {
-		targets = append(targets, bench.Target{Protocol: bench.AHP, URL: *ahpURL, Token: *token, PID: *ahpPID})
+		t, err := target(bench.AHP, *ahpURL)
+		if err != nil {
+			return err
+		}
+		t.Token, t.PID = *token, *ahpPID
+		targets = append(targets, t)
 	}
 	if *hookURL != "" {
 		// First, so that with -ahp the ratio line reads hook/ahp-opa.
 		targets = append([]bench.Target{{Protocol: bench.ClaudeHook, URL: *hookURL, Token: *token, PID: *ahpPID}}, targets...)
 	}
 	if *opaURL != "" {
-		targets = append(targets, bench.Target{Protocol: bench.OPA, URL: *opaURL, PID: *opaPID})
+		t, err := target(bench.OPA, *opaURL)
+		if err != nil {
+			return err
+		}
+		t.PID = *opaPID
+		targets = append(targets, t)
 	}
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
@@ -131,8 +147,8 @@ func run() error {
 				if err != nil {
 					return fmt.Errorf("%s, %d conns: %w", t.Protocol, c, err)
 				}
-				fmt.Fprintf(os.Stderr, "round %d: %-8s %d conns: %8.0f req/s  p50 %-9v p99 %-9v cpu/req %-8v errors %d\n",
-					r+1, t.Protocol, c, res.RPS(), res.P50.Round(time.Microsecond), res.P99.Round(time.Microsecond),
+				fmt.Fprintf(os.Stderr, "round %d: %-8s %-9s %d conns: %8.0f req/s  p50 %-9v p99 %-9v cpu/req %-8v errors %d\n",
+					r+1, t.Protocol, t.Transport, c, res.RPS(), res.P50.Round(time.Microsecond), res.P99.Round(time.Microsecond),
 					res.CPUPerRequest().Round(time.Microsecond), res.Errors)
 				results[[2]int{c, i}] = append(results[[2]int{c, i}], res)
 			}
@@ -141,7 +157,7 @@ func run() error {
 
 	fmt.Printf("\nmedian of %d rounds of %v per target and connection count\n\n", *rounds, *duration)
 	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "conns\ttarget\treq/s\tp50\tp99\tserver CPU/req\terrors\t")
+	fmt.Fprintln(tw, "conns\ttarget\ttransport\treq/s\tp50\tp99\tCPU/req\terrors\t")
 	errs := 0
 	for _, c := range conns {
 		for i, t := range targets {
@@ -151,7 +167,7 @@ func run() error {
 			if m.CPU > 0 {
 				cpu = m.CPUPerRequest().Round(time.Microsecond).String()
 			}
-			fmt.Fprintf(tw, "%d\t%s\t%.0f\t%v\t%v\t%s\t%d\t\n", c, t.Protocol, m.RPS(),
+			fmt.Fprintf(tw, "%d\t%s\t%s\t%.0f\t%v\t%v\t%s\t%d\t\n", c, t.Protocol, t.Transport, m.RPS(),
 				m.P50.Round(time.Microsecond), m.P99.Round(time.Microsecond), cpu, m.Errors)
 		}
 	}
@@ -160,10 +176,11 @@ func run() error {
 		fmt.Println()
 		for _, c := range conns {
 			a, o := bench.Median(results[[2]int{c, 0}]), bench.Median(results[[2]int{c, 1}])
-			fmt.Printf("%d conns: %s/%s throughput %.2fx, p99 %v vs %v", c, targets[0].Protocol, targets[1].Protocol, a.RPS()/o.RPS(),
+			fmt.Printf("%d conns: %s/%s throughput %.2fx, p50 %.2fx (%v vs %v), p99 %v vs %v", c, targets[0].Protocol, targets[1].Protocol, a.RPS()/o.RPS(),
+				float64(a.P50)/float64(o.P50), a.P50.Round(time.Microsecond), o.P50.Round(time.Microsecond),
 				a.P99.Round(time.Microsecond), o.P99.Round(time.Microsecond))
 			if a.CPU > 0 && o.CPU > 0 {
-				fmt.Printf(", server CPU per request %v vs %v", a.CPUPerRequest().Round(time.Microsecond),
+				fmt.Printf(", CPU per request %v vs %v", a.CPUPerRequest().Round(time.Microsecond),
 					o.CPUPerRequest().Round(time.Microsecond))
 			}
 			fmt.Println()
@@ -179,4 +196,21 @@ func run() error {
 		}
 	}
 	return nil
+}
+
+// target reads an -ahp or -opa value: a URL, or a transport and a command
+// line split at spaces (paths with spaces are not supported).
+func target(p bench.Protocol, spec string) (bench.Target, error) {
+	t := bench.Target{Protocol: p}
+	for _, tr := range []bench.Transport{bench.Stdio, bench.PerEvent} {
+		if line, ok := strings.CutPrefix(spec, tr.String()+":"); ok {
+			t.Transport, t.Command = tr, strings.Fields(line)
+			if len(t.Command) == 0 {
+				return t, fmt.Errorf("%q: no command", spec)
+			}
+			return t, nil
+		}
+	}
+	t.URL = spec
+	return t, nil
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/ahp-opa/ahp-opa/bundles"
+	"github.com/ahp-opa/ahp-opa/bundles/remote"
 	"github.com/ahp-opa/ahp-opa/engine"
 	"github.com/ahp-opa/ahp-opa/internal/pathread"
 	"github.com/ahp-opa/ahp-opa/metrics"
@@ -114,6 +115,11 @@ func (s PolicySources) opaConfig() (bundles.OPAConfig, error) {
 // bundleWait bounds how long eval waits for remote bundles.
 const bundleWait = 30 * time.Second
 
+// watchAfter is how long a serving process runs before it watches its
+// policy files (bundles.Options.WatchAfter): longer than a per_event
+// start, which would pay for the watch at exit and never use it.
+const watchAfter = time.Second
+
 // startEngine builds the engine and the reloader that feeds it from the
 // configured sources: the --policy paths, remote bundles, and the built-in
 // library when there is nothing else or with with_builtin. With watch the
@@ -144,19 +150,28 @@ func startEngine(ctx context.Context, cfg Config, log *slog.Logger, watch, wait 
 		OnRuleError: engine.OnRuleError(cfg.OnRuleError), Shadow: cfg.Shadow, Counter: counter,
 		MaxInputBytes: cfg.MaxInputBytes,
 	})
-	rl, err := bundles.NewReloader(eng, bundles.Options{
+	opts := bundles.Options{
 		Paths:          cfg.Policy,
 		Builtin:        cfg.WithBuiltin || len(cfg.Policy) == 0 && len(cfg.Bundles) == 0,
 		OPA:            opa,
 		VerifyTests:    cfg.VerifyTests,
 		Watch:          watch && cfg.Watch,
+		WatchAfter:     watchAfter,
 		RescanInterval: rescan,
 		Prepare:        prepare,
 		Capabilities:   caps,
 		Logger:         log,
 		OnReload:       onReload,
 		Limits:         cfg.PolicyLimits,
-	})
+	}
+	rb, err := remote.New(opa, log, cfg.PolicyLimits)
+	if err != nil {
+		return nil, nil, fmt.Errorf("configuration: %w", err)
+	}
+	if rb != nil {
+		opts.Remote = rb
+	}
+	rl, err := bundles.NewReloader(eng, opts)
 	if err != nil {
 		return nil, nil, fmt.Errorf("configuration: %w", err)
 	}

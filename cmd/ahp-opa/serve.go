@@ -16,7 +16,7 @@ import (
 
 	"github.com/ahp-opa/ahp-opa/adapters"
 	"github.com/ahp-opa/ahp-opa/audit"
-	"github.com/ahp-opa/ahp-opa/bundles"
+	"github.com/ahp-opa/ahp-opa/bundles/remote"
 	"github.com/ahp-opa/ahp-opa/engine"
 	"github.com/ahp-opa/ahp-opa/metrics"
 	"github.com/ahp-opa/ahp-opa/rollout"
@@ -237,7 +237,7 @@ func startShipper(cfg Config, log *slog.Logger) (*audit.Shipper, error) {
 	if err != nil {
 		return nil, err
 	}
-	services, err := bundles.Services(opa, log)
+	services, err := remote.Services(opa, log)
 	if err != nil {
 		return nil, fmt.Errorf("configuration: %w", err)
 	}

@@ -1,0 +1,120 @@
+#!/usr/bin/env bash
+# hotpath-vs-opa.sh: ahp-opa against stock OPA on the same machine in one
+# run, on distinct events (the shell command differs on every request), and
+# the ratios of issue 11:
+#
+#   (a) stdio p50, one request outstanding    vs the OPA REST server, 1 conn
+#   (b) HTTP req/s and p99 at 8 connections   vs the OPA REST server
+#   (c) per_event p50                         vs `opa eval` per event
+#   (d) per_event p50, built-in library       vs `opa eval` per event
+#
+# (a)-(c) run the 28-rule reference policy (bench/reference) on both sides;
+# (d) runs ahp-opa's whole built-in library against OPA on the reference
+# policy. OPA gets the raw event (the reference policy reads no input.ahp).
+# per_event starts ahp-opa with the arguments its own registration command
+# gives a per_event harness.
+#
+#   bench/hotpath-vs-opa.sh [ahp-loadgen flags]   e.g. -duration 5s -rounds 5
+#
+# Environment: AHP_OPA (an ahp-opa binary to measure instead of building
+# this tree, e.g. an older build), OPA (stock opa; default /tmp/bin/opa,
+# else built from the module proxy at the version go.mod requires),
+# AHP_PORT (18181), OPA_PORT (18182). Needs curl and jq.
+set -euo pipefail
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+ahp_port=${AHP_PORT:-18181}
+opa_port=${OPA_PORT:-18182}
+policy=$root/bench/reference
+query=ahp/tool/before/reference/deny
+
+# ahp-opa reads every AHP_OPA_* variable as configuration.
+ahp_bin=${AHP_OPA:-}
+for v in $(compgen -e | grep '^AHP_OPA_' || true); do unset "$v"; done
+
+work=$(mktemp -d)
+pids=()
+cleanup() {
+	for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+	wait 2>/dev/null || true
+	rm -rf "$work"
+}
+trap cleanup EXIT
+
+for port in "$ahp_port" "$opa_port"; do
+	if curl -s -o /dev/null "http://127.0.0.1:$port/"; then
+		echo "port $port is taken; set AHP_PORT/OPA_PORT" >&2
+		exit 1
+	fi
+done
+
+opa_version=$(cd "$root" && go list -m -f '{{.Version}}' github.com/open-policy-agent/opa)
+(cd "$root" && go build -o "$work/ahp-loadgen" ./cmd/ahp-loadgen)
+if [ -z "$ahp_bin" ]; then
+	echo "building ahp-opa ..." >&2
+	(cd "$root" && go build -o "$work/ahp-opa" ./cmd/ahp-opa)
+	ahp_bin=$work/ahp-opa
+fi
+opa=${OPA:-/tmp/bin/opa}
+if [ ! -x "$opa" ]; then
+	echo "building OPA $opa_version (module proxy) ..." >&2
+	(cd "$work" && GOFLAGS= GOBIN="$work" go install "github.com/open-policy-agent/opa@$opa_version")
+	opa=$work/opa
+fi
+if [ "$("$opa" version | sed -n 's/^Version: //p')" != "${opa_version#v}" ]; then
+	echo "$opa is not OPA $opa_version" >&2
+	exit 1
+fi
+
+# The per_event command line a harness gets from the registration.
+per_event() { # serve arguments
+	"$ahp_bin" registration --lifecycle per_event --failure-policy fail-closed -- "$@" |
+		jq -r '.hooks[0].transport | [.command] + .args | join(" ")'
+}
+ref_per_event=$(per_event --policy "$policy" --log-level warn --eval-timeout 30s)
+lib_per_event=$(per_event --log-level warn --eval-timeout 30s)
+opa_eval="$opa eval --stdin-input --data $policy data.${query//\//.}"
+
+# Neither OPA's server nor opa eval bounds an evaluation: lift ahp-opa's
+# deadline and queue wait so that both do the same work on a busy machine.
+lift=(--eval-timeout 30s --http-queue-wait 30s)
+"$ahp_bin" serve --http "127.0.0.1:$ahp_port" --log-level warn "${lift[@]}" --policy "$policy" 2>"$work/ahp-opa.log" &
+pids+=($!)
+"$opa" run --server --addr "127.0.0.1:$opa_port" --log-level error --disable-telemetry \
+	--ignore '*_test.rego' "$policy" >"$work/opa.log" 2>&1 &
+pids+=($!)
+
+ready() { # url: wait at most 20 s for a 200
+	for _ in $(seq 200); do
+		curl -sf -o /dev/null "$1" && return 0
+		sleep 0.1
+	done
+	echo "not ready: $1" >&2
+	cat "$work"/*.log >&2
+	return 1
+}
+ready "http://127.0.0.1:$ahp_port/readyz"
+ready "http://127.0.0.1:$opa_port/health?bundles"
+
+echo "machine: $(nproc) CPUs, $(go env GOOS)/$(go env GOARCH), $(go version | cut -d' ' -f3); OPA $("$opa" version | sed -n 's/^Version: //p'); load average $(cut -d' ' -f1-3 /proc/loadavg)"
+gen() { # name, ahp-loadgen flags: run one comparison, keep its ratio line
+	echo "== $1" >&2
+	# A wrong or failed answer is reported (and counted in the table);
+	# the other comparisons still run.
+	"$work/ahp-loadgen" -payload shell -opa-input raw "${@:2}" | tee "$work/$1.out" >&2 ||
+		echo "($1: some answers were wrong or failed, see above)"
+}
+opa_url=http://127.0.0.1:$opa_port/v1/data/$query
+gen a -conns 1 -ahp "stdio:$ahp_bin serve --stdio --log-level warn --eval-timeout 30s --policy $policy" -opa "$opa_url" "$@"
+gen b -conns 8 -ahp "http://127.0.0.1:$ahp_port/ahp" -ahp-pid "${pids[0]}" -opa "$opa_url" -opa-pid "${pids[1]}" "$@"
+gen c -conns 1 -ahp "per-event:$ref_per_event" -opa "per-event:$opa_eval" "$@"
+gen d -conns 1 -ahp "per-event:$lib_per_event" -opa "per-event:$opa_eval" "$@"
+
+ratio() { sed -n "s/.*$2 \([0-9.]*\)x.*/\1/p" "$work/$1.out"; }
+p99() { sed -n 's/.*p99 \([^ ]*\) vs \([^,]*\).*/\1 vs \2/p' "$work/$1.out"; }
+echo
+echo "ratios, ahp-opa / OPA (target)"
+printf '(a) stdio p50 vs OPA server, 1 conn                  %sx  (<= 0.6)\n' "$(ratio a 'p50')"
+printf '(b) HTTP req/s at 8 conns vs OPA server              %sx  (>= 2, lower p99: %s)\n' "$(ratio b 'throughput')" "$(p99 b)"
+printf '(c) per_event p50 vs opa eval, reference policy      %sx  (<= 0.6)\n' "$(ratio c 'p50')"
+printf '(d) per_event p50, built-in library vs opa eval      %sx  (<= 1.0)\n' "$(ratio d 'p50')"
