@@ -50,45 +50,60 @@ func (s *Stdio) Serve(ctx context.Context, r io.Reader, w io.Writer) error {
 	}()
 	tooLong := InvalidRequest("message exceeds the limit of " + strconv.Itoa(limit) + " bytes")
 
-	sem := make(chan struct{}, workers)
+	// Long-lived workers, not a goroutine per line: an evaluation grows a
+	// goroutine's stack to tens of KiB, and a fresh goroutine would copy
+	// its stack up to that size again on every request.
+	// They start on demand, so a large concurrency setting costs nothing
+	// until the harness uses it.
+	work := make(chan line)
 	var wg sync.WaitGroup
-	defer wg.Wait()
+	started := 0
+	worker := func() {
+		defer wg.Done()
+		for l := range work {
+			s.answer(ctx, out, l, tooLong)
+		}
+	}
 	for {
 		var l line
 		var ok bool
 		select {
 		case <-ctx.Done():
-			wg.Wait()
-			return out.err()
 		case l, ok = <-lines:
 		}
-		if !ok {
-			wg.Wait()
-			return out.err()
+		if !ok || out.err() != nil {
+			break
 		}
-		if out.err() != nil {
-			wg.Wait()
-			return out.err()
+		select {
+		case work <- l:
+			continue
+		default:
 		}
-		sem <- struct{}{} // a line already read is answered, even after a signal
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			defer func() { <-sem }()
-			// Requests already read are answered even when ctx is
-			// cancelled: a harness waiting for them should not time out.
-			if l.tooLong {
-				// Answered by id when the line's beginning names it, so
-				// that the harness can tell which call failed.
-				out.write(&Response{ID: idFromPrefix(l.head), Error: tooLong})
-			} else {
-				resp := s.Server.Handle(context.WithoutCancel(ctx), *l.data)
-				putBuffer(l.data) // Handle keeps nothing of the bytes
-				if resp != nil {
-					out.write(resp)
-				}
-			}
-		}()
+		if started < workers {
+			started++
+			wg.Add(1)
+			go worker()
+		}
+		work <- l // a line already read is answered, even after a signal
+	}
+	close(work)
+	wg.Wait()
+	return out.err()
+}
+
+// answer answers one line. Requests already read are answered even when
+// ctx is cancelled: a harness waiting for them should not time out.
+func (s *Stdio) answer(ctx context.Context, out *lineWriter, l line, tooLong *Error) {
+	if l.tooLong {
+		// Answered by id when the line's beginning names it, so that the
+		// harness can tell which call failed.
+		out.write(&Response{ID: idFromPrefix(l.head), Error: tooLong})
+		return
+	}
+	resp := s.Server.Handle(context.WithoutCancel(ctx), *l.data)
+	putBuffer(l.data) // Handle keeps nothing of the bytes
+	if resp != nil {
+		out.write(resp)
 	}
 }
 
