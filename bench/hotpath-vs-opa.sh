@@ -28,27 +28,9 @@ opa_port=${OPA_PORT:-18182}
 policy=$root/bench/reference
 query=ahp/tool/before/reference/deny
 
-# ahp-opa reads every AHP_OPA_* variable as configuration.
 ahp_bin=${AHP_OPA:-}
-for v in $(compgen -e | grep '^AHP_OPA_' || true); do unset "$v"; done
-
-work=$(mktemp -d)
-pids=()
-cleanup() {
-	for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
-	wait 2>/dev/null || true
-	rm -rf "$work"
-}
-trap cleanup EXIT
-
-for port in "$ahp_port" "$opa_port"; do
-	if curl -s -o /dev/null "http://127.0.0.1:$port/"; then
-		echo "port $port is taken; set AHP_PORT/OPA_PORT" >&2
-		exit 1
-	fi
-done
-
-opa_version=$(cd "$root" && go list -m -f '{{.Version}}' github.com/open-policy-agent/opa)
+# shellcheck source=bench/lib.sh
+source "$root/bench/lib.sh"
 (cd "$root" && go build -o "$work/ahp-loadgen" ./cmd/ahp-loadgen)
 if [ -z "$ahp_bin" ]; then
 	echo "building ahp-opa ..." >&2

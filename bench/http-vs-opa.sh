@@ -26,27 +26,8 @@ opa_port=${OPA_PORT:-18182}
 opa_query=${OPA_QUERY:-ahp/tool/before/builtin/deny}
 policy_dir=${POLICY_DIR:-}
 
-# ahp-opa reads every AHP_OPA_* variable as configuration (a token, a
-# policy): start it from a clean slate.
-for v in $(compgen -e | grep '^AHP_OPA_' || true); do unset "$v"; done
-
-work=$(mktemp -d)
-pids=()
-cleanup() {
-	for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
-	wait 2>/dev/null || true
-	rm -rf "$work"
-}
-trap cleanup EXIT
-
-for port in "$ahp_port" "$opa_port"; do
-	if curl -s -o /dev/null "http://127.0.0.1:$port/"; then
-		echo "port $port is taken; set AHP_PORT/OPA_PORT" >&2
-		exit 1
-	fi
-done
-
-opa_version=$(cd "$root" && go list -m -f '{{.Version}}' github.com/open-policy-agent/opa)
+# shellcheck source=bench/lib.sh
+source "$root/bench/lib.sh"
 echo "building ahp-opa, ahp-loadgen and OPA $opa_version (module proxy) ..." >&2
 (cd "$root" && go build -o "$work/ahp-opa" ./cmd/ahp-opa && go build -o "$work/ahp-loadgen" ./cmd/ahp-loadgen)
 (cd "$work" && GOFLAGS= GOBIN="$work" go install "github.com/open-policy-agent/opa@$opa_version")

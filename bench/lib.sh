@@ -1,0 +1,25 @@
+# Shared set-up of the bench scripts that run ahp-opa and OPA servers side
+# by side; sourced, not run. Needs $root, $ahp_port and $opa_port.
+
+# ahp-opa reads every AHP_OPA_* variable as configuration (a token, a
+# policy): start it from a clean slate.
+for v in $(compgen -e | grep '^AHP_OPA_' || true); do unset "$v"; done
+
+# work holds the binaries and logs; pids are the servers to stop on exit.
+work=$(mktemp -d)
+pids=()
+cleanup() {
+	for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+	wait 2>/dev/null || true
+	rm -rf "$work"
+}
+trap cleanup EXIT
+
+for port in "$ahp_port" "$opa_port"; do
+	if curl -s -o /dev/null "http://127.0.0.1:$port/"; then
+		echo "port $port is taken; set AHP_PORT/OPA_PORT" >&2
+		exit 1
+	fi
+done
+
+opa_version=$(cd "$root" && go list -m -f '{{.Version}}' github.com/open-policy-agent/opa)
