@@ -159,10 +159,14 @@ var parallelValues = []string{
 func (a *analyzer) parallel(idx int, args []field, redirs []Redirect, sc scope) {
 	i := 0
 	repl := "{}"
+	pipe := false // --pipe: stdin is split into blocks fed to each job, not into arguments
 	for i < len(args) {
 		s := args[i].text
 		if s == ":::" || s == "::::" || len(s) < 2 || s[0] != '-' {
 			break
+		}
+		if s == "--pipe" || s == "--pipepart" {
+			pipe = true
 		}
 		if s == "-I" || s == "--replace" {
 			if i+1 < len(args) {
@@ -191,13 +195,21 @@ func (a *analyzer) parallel(idx int, args []field, redirs []Redirect, sc scope) 
 	}
 	t, ok := joinKnown(tmpl)
 	if !ok {
-		a.out.Commands[idx].DynamicCode = true
-		return
+		// A known program with unknown arguments (gh api "repos/$R") runs
+		// as written, its expansions still unknown; an unknown program or a
+		// shell given unknown text runs code the analysis cannot read.
+		t = joinTemplate(tmpl)
+		if tmpl[0].dynamic || shellTemplate(t) {
+			a.out.Commands[idx].DynamicCode = true
+			return
+		}
 	}
 	var texts []string
-	if len(items) == 0 {
+	switch {
+	case len(items) == 0 && pipe:
+	case len(items) == 0:
 		texts, known = a.stdinItems(redirs, true)
-	} else {
+	default:
 		for _, f := range items {
 			texts = append(texts, f.text)
 		}
@@ -217,6 +229,20 @@ func (a *analyzer) parallel(idx int, args []field, redirs []Redirect, sc scope) 
 		}
 		a.script(script, sc.nested(ViaShell, idx), false)
 	}
+}
+
+// joinTemplate joins a command template as parallel hands it to a shell,
+// an unknown field double-quoted so that its expansions stay one unknown
+// word when the text is parsed again.
+func joinTemplate(fs []field) string {
+	texts := make([]string, len(fs))
+	for i, f := range fs {
+		texts[i] = f.text
+		if f.dynamic {
+			texts[i] = `"` + strings.NewReplacer(`"`, `\"`, "`", "\\`", `\`, `\\`).Replace(f.text) + `"`
+		}
+	}
+	return strings.Join(texts, " ")
 }
 
 // shellTemplate reports whether a command template runs its text as a
