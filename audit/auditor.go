@@ -36,8 +36,8 @@ type Config struct {
 	// a broken audit sink is reported (log, metrics, /healthz) and the
 	// decisions go on.
 	Required bool `koanf:"required"`
-	// Classify maps a tool to its family and what it touches; nil records
-	// the harness's tool.kind as the family and nothing else.
+	// Classify maps a tool to its family and what it touches; nil reads
+	// them from the input the policy evaluated (Auditor.describe).
 	Classify Classifier `koanf:"-"`
 }
 
@@ -54,22 +54,24 @@ func (c *Config) defaults() {
 	if c.SessionTTL <= 0 {
 		c.SessionTTL = 24 * time.Hour
 	}
-	if c.Classify == nil {
-		c.Classify = describe
-	}
 }
 
 // describe classifies a call from the input the engine evaluated, or, for
 // an observed event or one whose policy read too little of input.ahp,
-// from a freshly enriched one.
-func describe(event ast.Object, input ast.Value) Call {
-	if input == nil {
-		if event == nil {
-			return Call{}
-		}
-		input = engine.FullInput(event, engine.InputOptions{})
+// from the event. What a call touches (files read, hosts) only feeds the
+// session facts, so while no policy has read them (Facts.InUse) the event
+// is not analysed for it: a policy that never reads input.ahp.session does
+// not pay for parsing every command twice.
+func (a *Auditor) describe(event ast.Object, input ast.Value) Call {
+	switch {
+	case input != nil:
+		return engine.DescribeCall(input)
+	case event == nil:
+		return Call{}
+	case !a.facts.InUse():
+		return Call{Family: enrich.Enrich(event, engine.InputOptions{}, 0).Family}
 	}
-	return engine.DescribeCall(input)
+	return engine.DescribeEvent(event)
 }
 
 // Bounds on memory, whatever the traffic.
@@ -186,6 +188,9 @@ func New(cfg Config, out Writer, facts *Facts, log *slog.Logger) (*Auditor, erro
 		seed:     maphash.MakeSeed(),
 		pending:  newWindow[callKey, pendingDecision](cfg.OutcomeTimeout, maxPending),
 		observed: newWindow[eventKey, struct{}](cfg.RetryWindow, maxObserved),
+	}
+	if a.cfg.Classify == nil {
+		a.cfg.Classify = a.describe
 	}
 	go a.run()
 	return a, nil

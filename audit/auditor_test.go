@@ -376,8 +376,9 @@ func TestSessionFacts(t *testing.T) {
 }
 
 // TestFactsWhenThePolicyReadsNoEnrichment: the engine enriches an event
-// only with what the policy reads; the session facts still come from the
-// whole description of the call.
+// only with what the policy reads. What the call touches is then analysed
+// for the session facts from the event, but only once some policy has read
+// the facts (Facts.InUse): until then nothing would use the analysis.
 func TestFactsWhenThePolicyReadsNoEnrichment(t *testing.T) {
 	m, err := ast.ParseModuleWithOpts("p.rego", "package ahp.tool.before.p\ndeny contains \"no\" if input.tool.name == \"Danger\"", ast.ParserOptions{RegoVersion: ast.RegoV1})
 	if err != nil {
@@ -387,17 +388,38 @@ func TestFactsWhenThePolicyReadsNoEnrichment(t *testing.T) {
 	if err := eng.Load(context.Background(), &bundles.Policy{Modules: map[string]*ast.Module{"p.rego": m}}); err != nil {
 		t.Fatal(err)
 	}
-	a := newAuditor(t, Config{}, nil)
-	ctx := context.Background()
-	if _, err := a.Interceptor(eng).Intercept(ctx, newReq("e1", "Bash", "cat /repo/.env")); err != nil {
-		t.Fatal(err)
-	}
-	flush(t, a)
-	v := a.Facts().Session("urn:h", "s1")
-	if v == nil {
-		t.Fatal("no facts for the session")
-	}
-	if got, err := v.Find(ast.MustParseRef("x.files_read")[1:]); err != nil || got.String() != `["/repo/.env"]` {
-		t.Errorf("files_read = %v (%v)", got, err)
+	for _, tt := range []struct {
+		name      string
+		factsRead bool // a policy read session facts before the call
+		wantRead  string
+	}{
+		{"facts never read", false, "[]"},
+		{"facts read before", true, `["/repo/.env"]`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			a := newAuditor(t, Config{}, nil)
+			if tt.factsRead {
+				a.Facts().Session("urn:h", "another session")
+			}
+			if a.Facts().InUse() != tt.factsRead {
+				t.Fatalf("InUse = %v before the call", !tt.factsRead)
+			}
+			ctx := context.Background()
+			if _, err := a.Interceptor(eng).Intercept(ctx, newReq("e1", "Bash", "cat /repo/.env")); err != nil {
+				t.Fatal(err)
+			}
+			flush(t, a)
+			v := a.Facts().Session("urn:h", "s1")
+			if v == nil {
+				t.Fatal("no facts for the session")
+			}
+			got, err := v.Find(ast.MustParseRef("x.files_read")[1:])
+			if err != nil {
+				got = ast.NewArray()
+			}
+			if got.String() != tt.wantRead {
+				t.Errorf("files_read = %v, want %s", got, tt.wantRead)
+			}
+		})
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/open-policy-agent/opa/v1/ast"
@@ -48,7 +49,14 @@ type Facts struct {
 	// sessions as it did then.
 	replay  bool
 	logTime time.Time
+	// inUse is set once a policy has read the facts: until then what a
+	// call touches is not worth analysing for them (Auditor.describe).
+	inUse atomic.Bool
 }
+
+// InUse reports whether a policy has read session facts in this process.
+// A replay store is always in use.
+func (f *Facts) InUse() bool { return f != nil && (f.replay || f.inUse.Load()) }
 
 // Stats returns what the bounds pushed out so far.
 func (f *Facts) Stats() FactsStats {
@@ -85,7 +93,13 @@ func NewFacts(ttl time.Duration) *Facts {
 // Session returns the facts of a session as an AST object, or nil when the
 // session is unknown. The value is shared and must not be changed.
 func (f *Facts) Session(source, id string) ast.Value {
-	if f == nil || id == "" {
+	if f == nil {
+		return nil
+	}
+	if !f.inUse.Load() {
+		f.inUse.Store(true)
+	}
+	if id == "" {
 		return nil
 	}
 	f.mu.Lock()

@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"github.com/open-policy-agent/opa/v1/ast"
+
+	"github.com/ahp-opa/ahp-opa/enrich"
 )
 
 // CallFacts summarises what one tool call touches, read from its enriched
@@ -25,6 +27,15 @@ var readers = []string{
 
 // copiers read every file argument but the last.
 var copiers = []string{"cp", "scp", "rsync"}
+
+// DescribeEvent describes a call from its event alone, for when the input
+// the policy evaluated lacks the parts (enrich.Describe) that tell.
+func DescribeEvent(event ast.Object) CallFacts {
+	full := ast.NewObject()
+	event.Foreach(func(k, v *ast.Term) { full.Insert(k, v) })
+	full.Insert(ast.InternedTerm(InputKey), ast.NewTerm(enrich.Enrich(event, InputOptions{}, enrich.Describe).Object))
+	return DescribeCall(full)
+}
 
 // DescribeCall reads what a call touches from input, the value Judge
 // evaluated (see Verdict.Input).

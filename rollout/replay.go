@@ -228,11 +228,11 @@ func replayLine(ctx context.Context, line []byte, judge Judge, opts *ReplayOptio
 	// What happened then shapes the session from here on, whatever the
 	// candidate says now.
 	if opts.Facts != nil {
-		input := v.Input
+		call := engine.DescribeCall(v.Input)
 		if !v.Enriched.Has(enrich.Describe) && req.Event.Object != nil {
-			input = engine.FullInput(req.Event.Object, engine.InputOptions{}) // the candidate read too little to tell
+			call = engine.DescribeEvent(req.Event.Object) // the candidate read too little to tell
 		}
-		opts.Facts.Apply(rec, engine.DescribeCall(input))
+		opts.Facts.Apply(rec, call)
 	}
 	rep.Events++
 	before, after := RecordOutcome(rec), verdictOutcome(v)
