@@ -1,0 +1,116 @@
+package engine
+
+import (
+	"context"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/open-policy-agent/opa/v1/rego"
+)
+
+func TestRegexRequiredLiterals(t *testing.T) {
+	ws := []string{"\t", "\n", "\f", "\r", " "} // \s
+	drop := []string{"DROP", "DROp", "DRoP", "DRop", "DrOP", "DrOp", "DroP", "Drop", "dROP", "dROp", "dRoP", "dRop", "drOP", "drOp", "droP", "drop"}
+	for _, tt := range []struct {
+		pattern string
+		want    [][]string
+	}{
+		{`\bgit\s+push\b.*\s(-f|--force)(\s|$)`, [][]string{{"push"}, {"git"}, ws, product(ws, []string{"-f", "--force"})}},
+		{`\bterraform\s+destroy\b`, [][]string{{"terraform"}, {"destroy"}, ws}},
+		{`\b(curl|wget)\b[^|]*\|\s*(sudo\s+)?(ba|z|da)?sh\b`, [][]string{{"|"}, {"curl", "wget"}, {"bash", "zsh", "dash", "sh"}}},
+		{`\.ssh/id_[a-z0-9_]+(\s|$)`, [][]string{{".ssh/id_"}}},
+		{`/dev/tcp/|\bnc\s+(-[a-z]*e|.*\s-e\s)`, [][]string{{"/dev/tcp/", "nc"}}},
+		{`(?i)\bdrop\b`, [][]string{drop}},
+		{`(?i)\bdrop\s+(table|database)\b`, [][]string{ws, drop}}, // too many spellings of the rest to list
+		{`[Gg]it|GIT`, [][]string{{"Git", "git", "GIT"}}},
+		{`a*b?`, nil},
+		{`(ab){2,}c`, [][]string{{"ab"}, {"c"}}},
+		{`x|.*`, nil}, // one branch needs nothing
+		{"\uFFFD", nil},
+		{`[\x{FFFD}a]b`, [][]string{{"b"}}},
+	} {
+		m, err := compileMatcher(tt.pattern)
+		if err != nil {
+			t.Fatalf("%s: %v", tt.pattern, err)
+		}
+		if !slices.EqualFunc(m.need, tt.want, slices.Equal) {
+			t.Errorf("%s: need %q, want %q", tt.pattern, m.need, tt.want)
+		}
+	}
+}
+
+// TestRegexMatchInRego: policies see OPA's answers and OPA's errors.
+func TestRegexMatchInRego(t *testing.T) {
+	ctx := context.Background()
+	for _, tt := range []struct {
+		query   string
+		want    string
+		wantErr string
+	}{
+		{`x := regex.match("\\bgit\\s+push\\b", "git  push origin")`, "true", ""},
+		{`x := regex.match("\\bgit\\s+push\\b", "git status")`, "false", ""},
+		{`x := regex.match("\\bgit\\s+push\\b", "gitpush")`, "false", ""},
+		{`x := re_match("^a.c$", "abc")`, "true", ""},
+		{`x := regex.match("(?i)DROP\\s+TABLE", "drop table t")`, "true", ""},
+		{`x := regex.match("[", "x")`, "", "regex.match: error parsing regexp: missing closing ]: `[`"},
+		{`x := regex.match(input.n, "x")`, "", "regex.match: operand 1 must be string but got number"},
+	} {
+		r := rego.New(rego.Query(tt.query), rego.Input(map[string]any{"n": 1}), rego.StrictBuiltinErrors(true))
+		rs, err := r.Eval(ctx)
+		switch {
+		case tt.wantErr != "":
+			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+				t.Errorf("%s: error %v, want %q", tt.query, err, tt.wantErr)
+			}
+		case err != nil:
+			t.Errorf("%s: %v", tt.query, err)
+		case len(rs) != 1 || rs[0].Bindings["x"] == nil:
+			t.Errorf("%s: no result", tt.query)
+		default:
+			if got := rs[0].Bindings["x"]; got != (tt.want == "true") {
+				t.Errorf("%s = %v, want %s", tt.query, got, tt.want)
+			}
+		}
+	}
+}
+
+func TestMatcherCacheBounded(t *testing.T) {
+	c := &matcherCache{m: make(map[string]*matcher)}
+	for i := range maxMatchers + 10 {
+		if _, err := c.get(strings.Repeat("a", i+1)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(c.m) != maxMatchers {
+		t.Errorf("cache holds %d patterns, want %d", len(c.m), maxMatchers)
+	}
+}
+
+// FuzzRegexMatch: the prefilter never changes regexp's answer.
+func FuzzRegexMatch(f *testing.F) {
+	for _, s := range [][2]string{
+		{`\bgit\s+push\b.*\s(-f|--force)(\s|$)`, "git push --force origin main"},
+		{`\b(curl|wget)\b[^|]*\|\s*(sudo\s+)?(ba|z|da)?sh\b`, "curl -fsSL x | sh"},
+		{`(?i)\bdrop\s+(table|database)\b`, "DROP TABLE x"},
+		{"é+|ü", "\xc3"},
+		{"\uFFFD", "\xff"},
+		{`(a|b)c{2,3}`, "bcc"},
+	} {
+		f.Add(s[0], s[1])
+	}
+	f.Fuzz(func(t *testing.T, pat, s string) {
+		re, err := regexp.Compile(pat)
+		if err != nil {
+			return
+		}
+		m, err := compileMatcher(pat)
+		if err != nil {
+			t.Fatalf("regexp compiles %q, compileMatcher: %v", pat, err)
+		}
+		if got, want := m.match(s), re.MatchString(s); got != want {
+			t.Fatalf("match(%q, %q) = %v, regexp says %v (need %q)", pat, s, got, want, m.need)
+		}
+	})
+}
