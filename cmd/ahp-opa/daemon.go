@@ -34,6 +34,7 @@ change, and exits after --idle-timeout without a request, on SIGTERM, or when
 a hook of another version asks for a replacement.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			serveGC()
 			if socket == "" {
 				return errors.New("--socket is required")
 			}
