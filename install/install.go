@@ -2,7 +2,8 @@
 // settings file: merged with what is there, idempotent, reversible, with a
 // backup, and with the agent's fail-closed switch on the pre-tool hook where
 // it has one. On request it also registers the post-tool and session hooks,
-// whose events reach the audit log; those fail open and never block.
+// whose events reach the audit log; those fail open and never block (see
+// ../shared/adapters/CONTRACTS.md for each agent's file, events and shape).
 package install
 
 import (
