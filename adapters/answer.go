@@ -11,7 +11,10 @@ import (
 // agent is what the package knows of one agent: how to read its payloads
 // and how it spells a deny.
 type agent struct {
-	parse func(p payload, now time.Time) (*Event, error)
+	// hook names the native hook event of a payload ("" when it names
+	// none); parse maps the payload sent by that hook.
+	hook  func(p payload) string
+	parse func(p payload, hook string, now time.Time) (*Event, error)
 	// deny returns the agent's deny object for a hook event ("" when the
 	// event is unknown, as when no payload could be read).
 	deny func(hook, reason string) any

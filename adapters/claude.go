@@ -8,8 +8,9 @@ import (
 // Claude Code: PreToolUse, PostToolUse, PostToolUseFailure, SessionStart,
 // SessionEnd (CONTRACTS.md §1). Deny is hookSpecificOutput at exit 0.
 var claudeCode = agent{
-	parse: func(p payload, now time.Time) (*Event, error) {
-		return parseClaudeLike(ClaudeCode, p, now)
+	hook: claudeHook,
+	parse: func(p payload, hook string, now time.Time) (*Event, error) {
+		return parseClaudeLike(ClaudeCode, p, hook, now)
 	},
 	deny: claudeDeny,
 }
@@ -26,17 +27,14 @@ func claudeDeny(_, reason string) any {
 
 // parseClaudeLike maps the snake_case dialect Claude Code introduced and
 // Codex and Copilot's VS Code form share.
-func parseClaudeLike(name string, p payload, now time.Time) (*Event, error) {
-	m := &mapped{agent: name, hook: p.str("hook_event_name"), native: p, time: p.stamp("timestamp", now)}
+func parseClaudeLike(name string, p payload, hook string, now time.Time) (*Event, error) {
+	m := &mapped{agent: name, hook: hook, native: p, time: p.stamp("timestamp", now)}
 	m.session = session{
 		id:      p.str("session_id"),
 		cwd:     p.str("cwd"),
 		model:   p.str("model"),
 		agentID: p.str("agent_id"),
 		agentTy: p.str("agent_type"),
-	}
-	if m.hook == "" {
-		m.hook = inferClaudeHook(p)
 	}
 	switch m.hook {
 	case "PreToolUse", "PostToolUse", "PostToolUseFailure":
@@ -66,8 +64,12 @@ func parseClaudeLike(name string, p payload, now time.Time) (*Event, error) {
 	return m.none(), nil
 }
 
-// inferClaudeHook names the hook of a payload without hook_event_name.
-func inferClaudeHook(p payload) string {
+// claudeHook names the hook of a payload in Claude Code's dialect, from
+// the fields present when hook_event_name is missing.
+func claudeHook(p payload) string {
+	if h := p.str("hook_event_name"); h != "" {
+		return h
+	}
 	switch {
 	case p.has("tool_name") && p.has("error"):
 		return "PostToolUseFailure"

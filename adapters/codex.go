@@ -6,8 +6,9 @@ import "time"
 // (CONTRACTS.md §2), with model, turn_id, and local_shell's argv command
 // and workdir. No SessionEnd. Deny is Claude Code's form, nothing more.
 var codex = agent{
-	parse: func(p payload, now time.Time) (*Event, error) {
-		ev, err := parseClaudeLike(Codex, p, now)
+	hook: claudeHook,
+	parse: func(p payload, hook string, now time.Time) (*Event, error) {
+		ev, err := parseClaudeLike(Codex, p, hook, now)
 		if err != nil || ev.Object == nil {
 			return ev, err
 		}

@@ -13,38 +13,53 @@ import (
 // unless named mcp__server__tool. Deny is flat {permissionDecision,
 // permissionDecisionReason}, which both dialects accept.
 var copilot = agent{
+	hook:  copilotHook,
 	parse: parseCopilot,
 	deny: func(_, reason string) any {
 		return map[string]any{"permissionDecision": "deny", "permissionDecisionReason": reason}
 	},
 }
 
-func parseCopilot(p payload, now time.Time) (*Event, error) {
-	if p.has("hook_event_name") || p.has("session_id") || p.has("tool_name") {
-		return parseClaudeLike(Copilot, p, now)
-	}
-	m := &mapped{agent: Copilot, native: p, time: p.stamp("timestamp", now)}
-	m.session = session{id: p.str("sessionId"), cwd: p.str("cwd")}
+// vsCodeDialect reports whether a Copilot payload is in the VS Code
+// (Claude Code) dialect rather than the camelCase one.
+func vsCodeDialect(p payload) bool {
+	return p.has("hook_event_name") || p.has("session_id") || p.has("tool_name")
+}
+
+// copilotHook names the hook of a camelCase payload, which does not say
+// it, from the fields present.
+func copilotHook(p payload) string {
 	switch {
+	case vsCodeDialect(p):
+		return claudeHook(p)
 	case p.has("toolName") && p.has("toolResult"):
-		m.hook = "postToolUse"
+		return "postToolUse"
 	case p.has("toolName") && p.has("error"):
-		m.hook = "postToolUseFailure"
+		return "postToolUseFailure"
 	case p.has("toolName"):
-		m.hook = "preToolUse"
+		return "preToolUse"
 	case p.has("source") || p.has("initialPrompt"):
-		m.hook = "sessionStart"
+		return "sessionStart"
 	case p.has("reason"):
-		m.hook = "sessionEnd"
-	default:
-		return m.none(), nil
+		return "sessionEnd"
 	}
+	return ""
+}
+
+func parseCopilot(p payload, hook string, now time.Time) (*Event, error) {
+	if vsCodeDialect(p) {
+		return parseClaudeLike(Copilot, p, hook, now)
+	}
+	m := &mapped{agent: Copilot, hook: hook, native: p, time: p.stamp("timestamp", now)}
+	m.session = session{id: p.str("sessionId"), cwd: p.str("cwd")}
 	switch m.hook {
 	case "sessionStart":
 		return m.sessionStart(p.str("source"), "", ""), nil
 	case "sessionEnd":
 		r := p.str("reason")
 		return m.sessionEnd(r, sessionEndOutcome(r)), nil
+	case "":
+		return m.none(), nil
 	}
 	tn := p.str("toolName")
 	if tn == "" {

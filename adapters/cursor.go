@@ -14,6 +14,7 @@ import (
 // sessionEnd (CONTRACTS.md §4). Deny is flat {permission, user_message,
 // agent_message}; beforeReadFile takes permission and user_message only.
 var cursor = agent{
+	hook:  func(p payload) string { return p.str("hook_event_name") },
 	parse: parseCursor,
 	deny: func(hook, reason string) any {
 		if hook == "beforeReadFile" {
@@ -23,8 +24,8 @@ var cursor = agent{
 	},
 }
 
-func parseCursor(p payload, now time.Time) (*Event, error) {
-	m := &mapped{agent: Cursor, hook: p.str("hook_event_name"), native: p, time: now.UTC().Format(time.RFC3339Nano)}
+func parseCursor(p payload, hook string, now time.Time) (*Event, error) {
+	m := &mapped{agent: Cursor, hook: hook, native: p, time: now.UTC().Format(time.RFC3339Nano)}
 	id := p.str("conversation_id")
 	if id == "" {
 		id = p.str("session_id")

@@ -9,21 +9,30 @@ import (
 // §3). No call id (synthesized); MCP server and tool come from mcp_context,
 // never from splitting mcp_<server>_<tool>. Deny is {decision, reason}.
 var geminiCLI = agent{
+	hook:  geminiHook,
 	parse: parseGemini,
 	deny: func(_, reason string) any {
 		return map[string]any{"decision": "deny", "reason": reason}
 	},
 }
 
-func parseGemini(p payload, now time.Time) (*Event, error) {
-	m := &mapped{agent: GeminiCLI, hook: p.str("hook_event_name"), native: p, time: p.stamp("timestamp", now)}
-	m.session = session{id: p.str("session_id"), cwd: p.str("cwd")}
-	if m.hook == "" && p.has("tool_name") {
-		m.hook = "BeforeTool"
-		if p.has("tool_response") {
-			m.hook = "AfterTool"
-		}
+// geminiHook names the hook of a payload, from the fields present when
+// hook_event_name is missing.
+func geminiHook(p payload) string {
+	switch {
+	case p.str("hook_event_name") != "":
+		return p.str("hook_event_name")
+	case p.has("tool_name") && p.has("tool_response"):
+		return "AfterTool"
+	case p.has("tool_name"):
+		return "BeforeTool"
 	}
+	return ""
+}
+
+func parseGemini(p payload, hook string, now time.Time) (*Event, error) {
+	m := &mapped{agent: GeminiCLI, hook: hook, native: p, time: p.stamp("timestamp", now)}
+	m.session = session{id: p.str("session_id"), cwd: p.str("cwd")}
 	switch m.hook {
 	case "BeforeTool", "AfterTool":
 		tn := p.str("tool_name")

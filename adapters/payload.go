@@ -20,20 +20,29 @@ const MaxPayloadBytes = 8 << 20
 // whose payload has no timestamp. The error wraps ErrPayload (or is
 // ErrUnknownAgent) and names fields, never their values.
 func Parse(agent string, payload []byte, now time.Time) (*Event, error) {
+	ev, _, err := parse(agent, payload, now)
+	return ev, err
+}
+
+// parse is Parse that also returns the native hook event the payload
+// names, when it names one, even if the rest cannot be mapped: Run answers
+// an unusable observation differently from an unusable pre-tool call.
+func parse(agent string, payload []byte, now time.Time) (*Event, string, error) {
 	a, ok := agents[agent]
 	if !ok {
-		return nil, fmt.Errorf("%w %q (want one of %s)", ErrUnknownAgent, agent, strings.Join(Names, ", "))
+		return nil, "", fmt.Errorf("%w %q (want one of %s)", ErrUnknownAgent, agent, strings.Join(Names, ", "))
 	}
 	p, err := decode(payload)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
-	ev, err := a.parse(p, now)
+	hook := a.hook(p)
+	ev, err := a.parse(p, hook, now)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %s %s", ErrPayload, agent, err)
+		return nil, hook, fmt.Errorf("%w: %s %s", ErrPayload, agent, err)
 	}
 	ev.Agent, ev.Size = agent, len(payload)
-	return ev, nil
+	return ev, hook, nil
 }
 
 // payload is one decoded native payload.

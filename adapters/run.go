@@ -57,7 +57,9 @@ const internalError = "ahp-opa: internal error while deciding (the log has the d
 // only), render. It never fails and never panics: when no decision can be
 // made (bad payload, decider error or panic, timeout) it answers with the
 // agent's deny and a reason saying how to fix it, or with "no decision" and
-// that reason on stderr when opts.FailOpen is set.
+// that reason on stderr when opts.FailOpen is set. Observations (post-tool,
+// session start and end) always get "no decision", with the reason on
+// stderr when the payload names one but cannot be mapped.
 func Run(ctx context.Context, d Decider, agentName string, payload []byte, opts Options) (ans Answer) {
 	log := opts.Logger
 	if log == nil {
@@ -96,17 +98,21 @@ func Run(ctx context.Context, d Decider, agentName string, payload []byte, opts 
 		now = opts.Now
 	}
 
-	ev, err := Parse(agentName, payload, now())
+	ev, hook, err := parse(agentName, payload, now())
 	if err != nil {
-		return fail(fmt.Sprintf("ahp-opa: %v (is this hook registered for %s? 'ahp-opa install %s' writes the registration)", err, agentName, agentName))
+		reason := fmt.Sprintf("ahp-opa: %v (is this hook registered for %s? 'ahp-opa install %s' writes the registration)", err, agentName, agentName)
+		if hook != "" && !preTool(hook) {
+			// The tool already ran or the session is starting or ending: a
+			// deny undoes nothing, and Gemini CLI would show it to the
+			// model in place of the tool's result.
+			log.Warn("observation not recorded", "agent", agentName, "hook", hook, "reason", reason)
+			return Answer{Stdout: noDecision, Stderr: oneLine(reason) + " (" + hook + " not recorded)"}
+		}
+		return fail(reason)
 	}
 	if ev.Type != TypeToolBefore {
 		if ev.Type != TypeNone {
-			if o, ok := d.(Observer); ok {
-				if err := o.Observe(ctx, ev); err != nil {
-					log.Warn("observation not recorded", "agent", agentName, "hook", ev.Hook, "err", err)
-				}
-			}
+			observe(ctx, d, ev, log)
 		}
 		return Answer{Stdout: noDecision}
 	}
@@ -151,6 +157,24 @@ func Run(ctx context.Context, d Decider, agentName string, payload []byte, opts 
 		log.Info("denied", "agent", agentName, "hook", ev.Hook, "code", res.d.Code)
 	}
 	return a
+}
+
+// observe hands an observation to d if it takes them. Whatever happens,
+// even a panic, the observation is answered with "no decision": it is
+// logged, not turned into a deny.
+func observe(ctx context.Context, d Decider, ev *Event, log *slog.Logger) {
+	o, ok := d.(Observer)
+	if !ok {
+		return
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			log.Error("observer panicked", "agent", ev.Agent, "hook", ev.Hook, "panic", r)
+		}
+	}()
+	if err := o.Observe(ctx, ev); err != nil {
+		log.Warn("observation not recorded", "agent", ev.Agent, "hook", ev.Hook, "err", err)
+	}
 }
 
 // ReadPayload reads a native payload, at most MaxPayloadBytes of it.

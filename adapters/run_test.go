@@ -254,3 +254,64 @@ func TestRunInline(t *testing.T) {
 		})
 	}
 }
+
+// observer is a decider that takes observations with observe; it must
+// never be asked to decide one.
+type observer struct {
+	t       *testing.T
+	observe func(*adapters.Event) error
+}
+
+func (o observer) Decide(context.Context, *adapters.Event) (adapters.Decision, error) {
+	o.t.Error("an observation was sent to the decider")
+	return adapters.Decision{}, nil
+}
+
+func (o observer) Observe(_ context.Context, ev *adapters.Event) error { return o.observe(ev) }
+
+// TestRunObservationNeverDenies: a post-tool or session payload is answered
+// with "no decision" at exit 0 whatever goes wrong with it (a payload that
+// names the hook but cannot be mapped, an observer that fails or panics),
+// without FailOpen: a deny there undoes nothing, and Gemini CLI would show
+// it to the model instead of the tool's result.
+func TestRunObservationNeverDenies(t *testing.T) {
+	unusable := map[string]string{ // each names a post-tool hook but has no usable tool name
+		adapters.ClaudeCode: `{"session_id":"s","hook_event_name":"PostToolUse","tool_input":{},"tool_response":{}}`,
+		adapters.Codex:      `{"session_id":"s","hook_event_name":"PostToolUse","tool_name":"Bash","tool_input":"ls","tool_response":{}}`,
+		adapters.GeminiCLI:  `{"session_id":"s","hook_event_name":"AfterTool","tool_input":{},"tool_response":{}}`,
+		adapters.Cursor:     `{"conversation_id":"s","hook_event_name":"postToolUseFailure","error_message":"x"}`,
+		adapters.Copilot:    `{"sessionId":"s","timestamp":1796205845123,"toolName":7,"toolResult":{"resultType":"success"}}`,
+	}
+	post := map[string]string{
+		adapters.ClaudeCode: `{"session_id":"s","hook_event_name":"PostToolUse","tool_name":"Bash","tool_input":{"command":"ls"},"tool_response":{"stdout":""},"tool_use_id":"t"}`,
+		adapters.Codex:      `{"session_id":"s","hook_event_name":"SessionStart","source":"startup"}`,
+		adapters.GeminiCLI:  `{"session_id":"s","hook_event_name":"AfterTool","tool_name":"run_shell_command","tool_input":{"command":"ls"},"tool_response":{"error":null}}`,
+		adapters.Cursor:     `{"conversation_id":"s","hook_event_name":"sessionEnd","reason":"completed"}`,
+		adapters.Copilot:    `{"sessionId":"s","timestamp":1796205845123,"toolName":"bash","toolArgs":{"command":"ls"},"toolResult":{"resultType":"success"}}`,
+	}
+	recorded := func(*adapters.Event) error { return nil }
+	for _, agent := range adapters.Names {
+		t.Run(agent, func(t *testing.T) {
+			ans := adapters.Run(context.Background(), observer{t, recorded}, agent, []byte(unusable[agent]), adapters.Options{})
+			if string(ans.Stdout) != "{}\n" || ans.Exit != 0 || !strings.Contains(ans.Stderr, "not recorded") ||
+				!strings.Contains(ans.Stderr, "unusable hook payload") || strings.Contains(ans.Stderr, "\n") {
+				t.Errorf("unusable observation: %+v", ans)
+			}
+			for name, o := range map[string]func(*adapters.Event) error{
+				"recorded": recorded,
+				"fails":    func(*adapters.Event) error { return errors.New("audit log full") },
+				"panics":   func(*adapters.Event) error { panic("boom") },
+			} {
+				var seen *adapters.Event
+				ans := adapters.Run(context.Background(), observer{t, func(ev *adapters.Event) error { seen = ev; return o(ev) }},
+					agent, []byte(post[agent]), adapters.Options{})
+				if string(ans.Stdout) != "{}\n" || ans.Exit != 0 || ans.Stderr != "" {
+					t.Errorf("observer %s: %+v", name, ans)
+				}
+				if seen == nil || seen.Type == adapters.TypeToolBefore || seen.Type == adapters.TypeNone {
+					t.Errorf("observer %s: observed %+v", name, seen)
+				}
+			}
+		})
+	}
+}

@@ -1,7 +1,9 @@
-// Package install registers ahp-opa's native hook in an agent's own
+// Package install registers ahp-opa's native hooks in an agent's own
 // settings file: merged with what is there, idempotent, reversible, with a
-// backup, and with the agent's fail-closed switch on where it has one
-// (see ../shared/adapters/CONTRACTS.md for each agent's file and shape).
+// backup, and with the agent's fail-closed switch on the pre-tool hook where
+// it has one. On request it also registers the post-tool and session hooks,
+// whose events reach the audit log; those fail open and never block (see
+// ../shared/adapters/CONTRACTS.md for each agent's file, events and shape).
 package install
 
 import (
@@ -11,6 +13,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 )
@@ -45,7 +48,11 @@ type Options struct {
 	Home, Project string
 	// Command is the hook command line without the agent name, e.g.
 	// "/usr/local/bin/ahp-opa-hook".
-	Command   string
+	Command string
+	// Observe also registers the post-tool (and failure) and session start
+	// and end hooks, which the agent runs once more per tool call. Without
+	// it, such entries of ours from an earlier run are removed.
+	Observe   bool
 	Uninstall bool
 	DryRun    bool
 	Now       func() time.Time // for backup names
@@ -55,62 +62,90 @@ type Options struct {
 type Result struct {
 	Path    string
 	Changed bool
-	Diff    string // unified diff of the file, "" when unchanged
-	Backup  string // the backup written before changing an existing file
+	Diff    string   // unified diff of the file, "" when unchanged
+	Backup  string   // the backup written before changing an existing file
+	Events  []string // the hook events that hold our entry afterwards
 	Notes   []string
 }
 
-// agent knows one agent's settings file and hook entry.
+// agent knows one agent's settings file and hook entries.
 type agent struct {
 	user, project func(home, project string) string
-	event         string
+	// pre is the pre-tool event; observe the post-tool (and failure) and
+	// session events Options.Observe adds, as CONTRACTS.md names them.
+	pre     string
+	observe []string
 	// nested agents group handlers under {"matcher", "hooks": [...]};
 	// flat ones list handlers directly under the event.
 	nested     bool
 	commandKey string
-	handler    func(cmd string) *object
-	version1   bool // the file needs "version": 1
-	notes      []string
+	// handler is our handler for cmd; guard is set for the pre-tool hook
+	// only, which alone gets the agent's fail-closed switch.
+	handler      func(cmd string, guard bool) *object
+	version1     bool // the file needs "version": 1
+	notes        []string
+	observeNotes []string
 }
+
+// failOpenFlag makes an observation hook answer "no decision" whatever
+// goes wrong, so it cannot turn into a deny.
+const failOpenFlag = "--fail-open"
 
 var agents = map[string]agent{
 	"claude-code": {
 		user:    func(h, _ string) string { return filepath.Join(h, ".claude", "settings.json") },
 		project: func(_, p string) string { return filepath.Join(p, ".claude", "settings.json") },
-		event:   "PreToolUse", nested: true, commandKey: "command",
-		handler: func(cmd string) *object {
-			// onFailure "block": a hook that cannot start or times out blocks.
-			return pairs("type", "command", "command", cmd, "timeout", int(HookTimeout.Seconds()), "onFailure", "block")
+		pre:     "PreToolUse",
+		observe: []string{"PostToolUse", "PostToolUseFailure", "SessionStart", "SessionEnd"},
+		nested:  true, commandKey: "command",
+		handler: func(cmd string, guard bool) *object {
+			h := pairs("type", "command", "command", cmd, "timeout", int(HookTimeout.Seconds()))
+			if guard {
+				// onFailure "block": a hook that cannot start or times out blocks.
+				h.set("onFailure", mustRaw("block"))
+			}
+			return h
 		},
 		notes: []string{"onFailure \"block\" needs Claude Code 2.1.295 or later; older versions ignore it and the hook's own deny still applies"},
 	},
 	"codex": {
 		user:    func(h, _ string) string { return filepath.Join(h, ".codex", "hooks.json") },
 		project: func(_, p string) string { return filepath.Join(p, ".codex", "hooks.json") },
-		event:   "PreToolUse", nested: true, commandKey: "command",
-		handler: func(cmd string) *object {
+		pre:     "PreToolUse",
+		observe: []string{"PostToolUse", "SessionStart"},
+		nested:  true, commandKey: "command",
+		handler: func(cmd string, _ bool) *object {
 			return pairs("type", "command", "command", cmd, "timeout", int(HookTimeout.Seconds()))
 		},
 		notes: []string{
 			"Codex runs a new or changed hook only after you trust it (/hooks, or --dangerously-bypass-hook-trust)",
 			"Codex has no fail-closed switch: ahp-opa-hook answers a deny itself when it cannot decide",
 		},
+		observeNotes: []string{"Codex has no session-end hook (and no separate failure hook: PostToolUse also follows failed commands), so the audit log records session starts only"},
 	},
 	"gemini-cli": {
 		user:    func(h, _ string) string { return filepath.Join(h, ".gemini", "settings.json") },
 		project: func(_, p string) string { return filepath.Join(p, ".gemini", "settings.json") },
-		event:   "BeforeTool", nested: true, commandKey: "command",
-		handler: func(cmd string) *object {
+		pre:     "BeforeTool",
+		observe: []string{"AfterTool", "SessionStart", "SessionEnd"},
+		nested:  true, commandKey: "command",
+		handler: func(cmd string, _ bool) *object {
 			return pairs("type", "command", "command", cmd, "name", "ahp-opa", "timeout", HookTimeout.Milliseconds())
 		},
 		notes: []string{"Gemini CLI has no fail-closed switch: ahp-opa-hook answers a deny itself when it cannot decide"},
 	},
 	"cursor": {
-		user:    func(h, _ string) string { return filepath.Join(h, ".cursor", "hooks.json") },
-		project: func(_, p string) string { return filepath.Join(p, ".cursor", "hooks.json") },
-		event:   "preToolUse", commandKey: "command", version1: true,
-		handler: func(cmd string) *object {
-			return pairs("type", "command", "command", cmd, "timeout", int(HookTimeout.Seconds()), "failClosed", true)
+		user:       func(h, _ string) string { return filepath.Join(h, ".cursor", "hooks.json") },
+		project:    func(_, p string) string { return filepath.Join(p, ".cursor", "hooks.json") },
+		pre:        "preToolUse",
+		observe:    []string{"postToolUse", "postToolUseFailure", "sessionStart", "sessionEnd"},
+		commandKey: "command", version1: true,
+		handler: func(cmd string, guard bool) *object {
+			h := pairs("type", "command", "command", cmd, "timeout", int(HookTimeout.Seconds()))
+			if guard {
+				h.set("failClosed", mustRaw(true))
+			}
+			return h
 		},
 	},
 	"copilot": {
@@ -120,9 +155,11 @@ var agents = map[string]agent{
 			}
 			return filepath.Join(h, ".copilot", "hooks", "ahp-opa.json")
 		},
-		project: func(_, p string) string { return filepath.Join(p, ".github", "hooks", "ahp-opa.json") },
-		event:   "preToolUse", commandKey: "bash", version1: true,
-		handler: func(cmd string) *object {
+		project:    func(_, p string) string { return filepath.Join(p, ".github", "hooks", "ahp-opa.json") },
+		pre:        "preToolUse",
+		observe:    []string{"postToolUse", "postToolUseFailure", "sessionStart", "sessionEnd"},
+		commandKey: "bash", version1: true,
+		handler: func(cmd string, _ bool) *object {
 			return pairs("type", "command", "bash", cmd, "timeoutSec", int(HookTimeout.Seconds()))
 		},
 		notes: []string{"Copilot has no fail-closed switch: ahp-opa-hook answers a deny itself when it cannot decide"},
@@ -166,8 +203,17 @@ func Apply(o Options) (Result, error) {
 		path = real
 	}
 	res := Result{Path: path}
+	var add []entry
 	if !o.Uninstall {
-		res.Notes = a.notes
+		add = a.entries(strings.TrimSpace(o.Command), o.Agent, o.Observe)
+		for _, e := range add {
+			res.Events = append(res.Events, e.event)
+		}
+		res.Notes = append(res.Notes, a.notes...)
+		if o.Observe {
+			res.Notes = append(res.Notes, fmt.Sprintf("the %s hooks start one more hook process per tool call and one at session start and end; they fail open and answer \"no decision\", so they never block", strings.Join(a.observe, ", ")))
+			res.Notes = append(res.Notes, a.observeNotes...)
+		}
 	}
 	old, existed, err := readBounded(path)
 	if err != nil {
@@ -186,8 +232,12 @@ func Apply(o Options) (Result, error) {
 		indent = indentOf(old)
 	}
 	before := encode(doc, indent)
-	if err := a.edit(doc, strings.TrimSpace(o.Command)+" "+o.Agent, o.Uninstall); err != nil {
+	removed, err := a.edit(doc, add, o.Uninstall)
+	if err != nil {
 		return res, fmt.Errorf("%w: %s: %w; nothing was changed", ErrUnparsable, path, err)
+	}
+	if dropped := except(removed, res.Events); !o.Uninstall && len(dropped) > 0 {
+		res.Notes = append(res.Notes, fmt.Sprintf("removed ahp-opa's observation hooks (%s), as written by --observe; install with --observe to keep them", strings.Join(dropped, ", ")))
 	}
 	after := encode(doc, indent)
 	if string(after) == string(before) {
@@ -220,69 +270,125 @@ func Apply(o Options) (Result, error) {
 	return res, nil
 }
 
-// edit removes every handler of ours under the event and, unless
-// uninstalling, appends one.
-func (a agent) edit(doc *object, cmd string, uninstall bool) error {
+// entry is one handler of ours under one hook event.
+type entry struct {
+	event   string
+	handler *object
+}
+
+// entries are the handlers to install for cmd: the pre-tool hook and, with
+// observe, the observation hooks. These run with --fail-open and without
+// the fail-closed switch: the tool has already run or the session is
+// starting or ending, so a failure there must not stop the agent.
+func (a agent) entries(cmd, agentName string, observe bool) []entry {
+	es := []entry{{a.pre, a.handler(cmd+" "+agentName, true)}}
+	if !observe {
+		return es
+	}
+	obs := cmd
+	if !slices.Contains(strings.Fields(cmd), failOpenFlag) {
+		obs += " " + failOpenFlag
+	}
+	for _, ev := range a.observe {
+		es = append(es, entry{ev, a.handler(obs+" "+agentName, false)})
+	}
+	return es
+}
+
+// edit removes every handler of ours from the events install manages (the
+// pre-tool and observation ones) or, uninstalling, from every event, then
+// appends the handlers of add. It returns the events ours were removed
+// from.
+func (a agent) edit(doc *object, add []entry, uninstall bool) ([]string, error) {
 	hooks, err := doc.subObject("hooks")
 	if err != nil {
-		return err
+		return nil, err
 	}
-	list, err := hooks.array(a.event)
-	if err != nil {
-		return err
-	}
-	var kept []json.RawMessage
-	for _, item := range list {
-		keep, err := a.without(item)
-		if err != nil {
-			return fmt.Errorf("hooks.%s: %w", a.event, err)
-		}
-		if keep != nil {
-			kept = append(kept, keep)
-		}
-	}
-	if !uninstall {
-		h := a.handler(cmd)
-		if a.nested {
-			kept = append(kept, mustRaw(pairs("matcher", "*", "hooks", []any{h})))
-		} else {
-			kept = append(kept, mustRaw(h))
-		}
-		if a.version1 {
-			if _, ok := doc.get("version"); !ok {
-				doc.set("version", json.RawMessage("1"))
+	managed := append([]string{a.pre}, a.observe...)
+	events := slices.Clone(managed)
+	if uninstall {
+		for _, ev := range hooks.keys {
+			if !slices.Contains(events, ev) {
+				events = append(events, ev)
 			}
 		}
 	}
-	_, had := hooks.get(a.event)
-	switch {
-	case len(kept) > 0:
-		hooks.set(a.event, mustRaw(kept))
-	case had:
-		hooks.del(a.event)
+	var removed []string
+	for _, ev := range events {
+		list, err := hooks.array(ev)
+		if err != nil {
+			if !slices.Contains(managed, ev) {
+				continue // not a list of hooks: nothing of ours is in it
+			}
+			return nil, err
+		}
+		var kept []json.RawMessage
+		ours := false
+		for _, item := range list {
+			keep, had := a.strip(item)
+			ours = ours || had
+			if keep != nil {
+				kept = append(kept, keep)
+			}
+		}
+		if !ours {
+			continue
+		}
+		removed = append(removed, ev)
+		if len(kept) > 0 {
+			hooks.set(ev, mustRaw(kept))
+		} else {
+			hooks.del(ev)
+		}
+	}
+	for _, e := range add {
+		list, _ := hooks.array(e.event) // checked above
+		if a.nested {
+			list = append(list, mustRaw(pairs("matcher", "*", "hooks", []any{e.handler})))
+		} else {
+			list = append(list, mustRaw(e.handler))
+		}
+		hooks.set(e.event, mustRaw(list))
+	}
+	if len(add) > 0 && a.version1 {
+		if _, ok := doc.get("version"); !ok {
+			doc.set("version", json.RawMessage("1"))
+		}
 	}
 	if _, had := doc.get("hooks"); had || len(hooks.keys) > 0 {
 		doc.set("hooks", mustRaw(hooks))
 	}
-	return nil
+	return removed, nil
 }
 
-// without returns item minus our handlers: nil when nothing is left of a
-// group that held ours, item itself (same bytes) when it held none.
-func (a agent) without(item json.RawMessage) (json.RawMessage, error) {
+// except returns the elements of a that are not in b.
+func except(a, b []string) []string {
+	var out []string
+	for _, s := range a {
+		if !slices.Contains(b, s) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// strip returns item minus our handlers, and whether it held any: nil
+// when nothing is left of a group that held ours, item itself (same
+// bytes) when it held none.
+func (a agent) strip(item json.RawMessage) (json.RawMessage, bool) {
 	if !a.nested {
 		if a.isOurs(item) {
-			return nil, nil
+			return nil, true
 		}
-		return item, nil
+		return item, false
 	}
 	group, err := parseObject(item)
 	if err != nil {
-		return item, nil // not a group we understand: leave it alone
+		return item, false // not a group we understand: leave it alone
 	}
 	handlers, err := group.array("hooks")
 	if err != nil {
-		return item, nil
+		return item, false
 	}
 	var kept []json.RawMessage
 	for _, h := range handlers {
@@ -290,14 +396,14 @@ func (a agent) without(item json.RawMessage) (json.RawMessage, error) {
 			kept = append(kept, h)
 		}
 	}
-	if len(kept) == len(handlers) {
-		return item, nil
-	}
-	if len(kept) == 0 {
-		return nil, nil
+	switch {
+	case len(kept) == len(handlers):
+		return item, false
+	case len(kept) == 0:
+		return nil, true
 	}
 	group.set("hooks", mustRaw(kept))
-	return mustRaw(group), nil
+	return mustRaw(group), true
 }
 
 func (a agent) isOurs(h json.RawMessage) bool {

@@ -88,12 +88,19 @@ func decode(t *testing.T, path string) map[string]any {
 	return m
 }
 
-// ours returns our handlers in a decoded settings file.
+// ours returns our handlers under the pre-tool event of a decoded
+// settings file.
 func ours(t *testing.T, agent string, m map[string]any) []map[string]any {
+	t.Helper()
+	return oursAt(t, agent, m, shape[agent].event)
+}
+
+// oursAt returns our handlers under event.
+func oursAt(t *testing.T, agent string, m map[string]any, event string) []map[string]any {
 	t.Helper()
 	s := shape[agent]
 	hooks, _ := m["hooks"].(map[string]any)
-	list, _ := hooks[s.event].([]any)
+	list, _ := hooks[event].([]any)
 	var found []map[string]any
 	for _, it := range list {
 		hs := []any{it}
@@ -259,13 +266,14 @@ func TestUninstallWithoutFileChangesNothing(t *testing.T) {
 
 func TestUnparsableFileUntouched(t *testing.T) {
 	for name, content := range map[string]string{
-		"trailing comma": `{"hooks": {},}`,
-		"comments":       "// mine\n{\"hooks\": {}}",
-		"array":          `[1,2]`,
-		"duplicate key":  `{"hooks": {}, "hooks": {}}`,
-		"hooks not obj":  `{"hooks": [1]}`,
-		"event not list": `{"hooks": {"PreToolUse": {"a": 1}}}`,
-		"two objects":    `{} {}`,
+		"trailing comma":             `{"hooks": {},}`,
+		"comments":                   "// mine\n{\"hooks\": {}}",
+		"array":                      `[1,2]`,
+		"duplicate key":              `{"hooks": {}, "hooks": {}}`,
+		"hooks not obj":              `{"hooks": [1]}`,
+		"event not list":             `{"hooks": {"PreToolUse": {"a": 1}}}`,
+		"observation event not list": `{"hooks": {"SessionEnd": "x"}}`,
+		"two objects":                `{} {}`,
 	} {
 		for _, uninstall := range []bool{false, true} {
 			t.Run(name, func(t *testing.T) {
@@ -386,4 +394,181 @@ func FuzzParseObject(f *testing.F) {
 			t.Fatal("encode is not stable")
 		}
 	})
+}
+
+// observed lists, per agent, the events --observe adds to the pre-tool
+// one: post-tool (and its failure variant where the agent has one) and
+// session start and end, as CONTRACTS.md names them.
+var observed = map[string][]string{
+	"claude-code": {"PostToolUse", "PostToolUseFailure", "SessionStart", "SessionEnd"},
+	"codex":       {"PostToolUse", "SessionStart"}, // no failure variant, no session end
+	"gemini-cli":  {"AfterTool", "SessionStart", "SessionEnd"},
+	"cursor":      {"postToolUse", "postToolUseFailure", "sessionStart", "sessionEnd"},
+	"copilot":     {"postToolUse", "postToolUseFailure", "sessionStart", "sessionEnd"},
+}
+
+// guarded reports whether a handler carries a fail-closed switch.
+func guarded(h map[string]any) bool {
+	_, onFailure := h["onFailure"]
+	_, failClosed := h["failClosed"]
+	return onFailure || failClosed
+}
+
+// TestObserve: --observe adds one entry per observation event next to
+// what is there, without the fail-closed switch and with --fail-open;
+// runs twice to the same bytes; a dry run shows it; a plain install takes
+// the observation entries out again, saying so; uninstall restores the
+// original file.
+func TestObserve(t *testing.T) {
+	for agent, events := range observed {
+		t.Run(agent, func(t *testing.T) {
+			o := opts(t, agent)
+			o.Observe = true
+			path := plant(t, o, existing[agent])
+			var orig map[string]any
+			json.Unmarshal([]byte(existing[agent]), &orig)
+
+			dry := o
+			dry.DryRun = true
+			res, err := Apply(dry)
+			if err != nil || !res.Changed {
+				t.Fatalf("dry run: %+v, %v", res, err)
+			}
+			for _, ev := range events {
+				if !strings.Contains(res.Diff, "+") || !strings.Contains(res.Diff, `"`+ev+`"`) {
+					t.Errorf("dry-run diff does not show %s:\n%s", ev, res.Diff)
+				}
+			}
+			if !strings.Contains(res.Diff, "ahp-opa-hook --fail-open "+agent) {
+				t.Errorf("dry-run diff lacks the observation command:\n%s", res.Diff)
+			}
+			if must(os.ReadFile(path)) != existing[agent] || len(backups(t, path)) != 0 {
+				t.Fatal("dry run wrote")
+			}
+
+			res, err = Apply(o)
+			if err != nil || !res.Changed || res.Backup == "" {
+				t.Fatalf("install: %+v, %v", res, err)
+			}
+			if want := append([]string{shape[agent].event}, events...); !reflect.DeepEqual(res.Events, want) {
+				t.Errorf("events %v, want %v", res.Events, want)
+			}
+			if !strings.Contains(strings.Join(res.Notes, "\n"), "never block") {
+				t.Errorf("notes do not say the observation hooks never block: %q", res.Notes)
+			}
+			m := decode(t, path)
+			pre := ours(t, agent, m)
+			if len(pre) != 1 || pre[0][shape[agent].key] != "/opt/ahp/ahp-opa-hook "+agent {
+				t.Errorf("pre-tool entries of ours: %v", pre)
+			}
+			for _, ev := range events {
+				got := oursAt(t, agent, m, ev)
+				if len(got) != 1 {
+					t.Fatalf("%s: %d entries of ours, want 1", ev, len(got))
+				}
+				if cmd := got[0][shape[agent].key]; cmd != "/opt/ahp/ahp-opa-hook --fail-open "+agent {
+					t.Errorf("%s: command %v", ev, cmd)
+				}
+				if guarded(got[0]) {
+					t.Errorf("%s: an observation hook with a fail-closed switch: %v", ev, got[0])
+				}
+			}
+			for ev, v := range orig["hooks"].(map[string]any) {
+				if now := m["hooks"].(map[string]any)[ev].([]any); !reflect.DeepEqual(v.([]any)[0], now[0]) {
+					t.Errorf("hooks.%s first entry changed: %v -> %v", ev, v, now[0])
+				}
+			}
+
+			after := must(os.ReadFile(path))
+			if res, err := Apply(o); err != nil || res.Changed || must(os.ReadFile(path)) != after || len(backups(t, path)) != 1 {
+				t.Fatalf("second install: %+v, %v", res, err)
+			}
+
+			plain := o
+			plain.Observe = false
+			plain.Now = func() time.Time { return time.Date(2026, 12, 2, 18, 1, 0, 0, time.UTC) }
+			res, err = Apply(plain)
+			if err != nil || !res.Changed {
+				t.Fatalf("install without --observe: %+v, %v", res, err)
+			}
+			if note := strings.Join(res.Notes, "\n"); !strings.Contains(note, strings.Join(events, ", ")) || !strings.Contains(note, "--observe") {
+				t.Errorf("removing the observation entries is not noted: %q", res.Notes)
+			}
+			m = decode(t, path)
+			for _, ev := range events {
+				if got := oursAt(t, agent, m, ev); len(got) != 0 {
+					t.Errorf("%s still holds %v", ev, got)
+				}
+			}
+			if len(ours(t, agent, m)) != 1 {
+				t.Error("the pre-tool entry went with the observation ones")
+			}
+
+			o.Now = func() time.Time { return time.Date(2026, 12, 2, 18, 2, 0, 0, time.UTC) }
+			if _, err := Apply(o); err != nil {
+				t.Fatal(err)
+			}
+			o.Uninstall = true
+			o.Now = func() time.Time { return time.Date(2026, 12, 2, 18, 3, 0, 0, time.UTC) }
+			res, err = Apply(o)
+			if err != nil || !res.Changed || len(res.Events) != 0 {
+				t.Fatalf("uninstall: %+v, %v", res, err)
+			}
+			if !reflect.DeepEqual(decode(t, path), orig) {
+				t.Errorf("uninstall did not restore the original content:\n%s", must(os.ReadFile(path)))
+			}
+		})
+	}
+}
+
+// TestUninstallEveryEvent: uninstall removes our entries from every event,
+// also from events install does not write (a hand-made registration), and
+// only ours; a value it does not understand under such an event is left as
+// it is rather than refused.
+func TestUninstallEveryEvent(t *testing.T) {
+	for _, tc := range []struct {
+		agent, content, want string
+	}{
+		{"claude-code",
+			`{"hooks":{"Stop":[{"matcher":"","hooks":[{"type":"command","command":"ahp-opa hook claude-code"},{"type":"command","command":"say done"}]}],` +
+				`"PostToolUse":[{"matcher":"*","hooks":[{"type":"command","command":"/x/ahp-opa-hook --fail-open claude-code"}]}],"Odd":"keep"}}`,
+			`{"hooks":{"Stop":[{"matcher":"","hooks":[{"type":"command","command":"say done"}]}],"Odd":"keep"}}`},
+		{"cursor",
+			`{"version":1,"hooks":{"afterShellExecution":[{"command":"ahp-opa-hook cursor"},{"command":"./log.sh"}],"sessionEnd":[{"command":"ahp-opa-hook --fail-open cursor"}]}}`,
+			`{"version":1,"hooks":{"afterShellExecution":[{"command":"./log.sh"}]}}`},
+		{"copilot",
+			`{"version":1,"hooks":{"sessionStart":[{"type":"command","bash":"'/my dir/ahp-opa-hook' copilot"}],"errorOccurred":[{"type":"command","bash":"notify"}]}}`,
+			`{"version":1,"hooks":{"errorOccurred":[{"type":"command","bash":"notify"}]}}`},
+	} {
+		t.Run(tc.agent, func(t *testing.T) {
+			o := opts(t, tc.agent)
+			o.Uninstall = true
+			path := plant(t, o, tc.content)
+			res, err := Apply(o)
+			if err != nil || !res.Changed || res.Backup == "" {
+				t.Fatalf("%+v, %v", res, err)
+			}
+			var want map[string]any
+			json.Unmarshal([]byte(tc.want), &want)
+			if got := decode(t, path); !reflect.DeepEqual(got, want) {
+				t.Errorf("after uninstall:\n%s\nwant %s", must(os.ReadFile(path)), tc.want)
+			}
+		})
+	}
+}
+
+// TestObserveKeepsUsersFailOpen: a hook command that already fails open
+// is not given the flag twice.
+func TestObserveKeepsUsersFailOpen(t *testing.T) {
+	o := opts(t, "gemini-cli")
+	o.Observe = true
+	o.Command = "ahp-opa hook --fail-open --config /etc/ahp.yaml"
+	res, err := Apply(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := decode(t, res.Path)
+	if got := oursAt(t, "gemini-cli", m, "AfterTool"); len(got) != 1 || got[0]["command"] != "ahp-opa hook --fail-open --config /etc/ahp.yaml gemini-cli" {
+		t.Errorf("AfterTool: %v", got)
+	}
 }

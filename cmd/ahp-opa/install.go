@@ -17,15 +17,24 @@ func installCommand() *cobra.Command {
 	var (
 		scope, project, hookCmd string
 		dryRun, uninstall       bool
+		observe                 bool
 	)
 	cmd := &cobra.Command{
-		Use:   "install AGENT [--scope user|project] [--dry-run] [--uninstall]",
+		Use:   "install AGENT [--scope user|project] [--observe] [--dry-run] [--uninstall]",
 		Short: "Register ahp-opa's hook in an agent's settings file",
 		Long: `Install merges ahp-opa's pre-tool hook into the agent's own settings file
-(` + strings.Join(adapters.Names, ", ") + `): one entry however often it runs,
-the agent's fail-closed switch on where it has one, a backup of the file
-before any change. --uninstall removes only that entry. --dry-run prints the
-diff and writes nothing. A settings file that does not parse is left as it is.`,
+(` + strings.Join(adapters.Names, ", ") + `): one entry per event
+however often it runs, the agent's fail-closed switch on where it has one, a
+backup of the file before any change. --uninstall removes every ahp-opa
+entry and only those. --dry-run prints the diff and writes nothing. A
+settings file that does not parse is left as it is.
+
+--observe also registers the post-tool hooks (and their failure variant
+where the agent has one) and the session start and end hooks, so that tool
+results and sessions reach the audit log. Each is one more process per tool
+call or session boundary, so it is off by default; these hooks run with
+--fail-open and without the fail-closed switch, so they never block the
+agent. Installing without --observe removes them again.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			home, err := os.UserHomeDir()
@@ -42,7 +51,7 @@ diff and writes nothing. A settings file that does not parse is left as it is.`,
 			}
 			res, err := install.Apply(install.Options{
 				Agent: args[0], Scope: install.Scope(scope), Home: home, Project: project,
-				Command: hookCmd, Uninstall: uninstall, DryRun: dryRun,
+				Command: hookCmd, Observe: observe, Uninstall: uninstall, DryRun: dryRun,
 			})
 			if err != nil {
 				return err
@@ -52,7 +61,7 @@ diff and writes nothing. A settings file that does not parse is left as it is.`,
 			case !res.Changed && uninstall:
 				fmt.Fprintf(w, "%s: no ahp-opa hook to remove\n", res.Path)
 			case !res.Changed:
-				fmt.Fprintf(w, "%s: already installed\n", res.Path)
+				fmt.Fprintf(w, "%s: already installed (%s)\n", res.Path, strings.Join(res.Events, ", "))
 			case dryRun:
 				fmt.Fprint(w, res.Diff)
 				fmt.Fprintln(w, "(dry run: nothing written)")
@@ -62,6 +71,9 @@ diff and writes nothing. A settings file that does not parse is left as it is.`,
 					verb = "removed from"
 				}
 				fmt.Fprintf(w, "ahp-opa hook %s %s\n", verb, res.Path)
+				if len(res.Events) > 0 {
+					fmt.Fprintf(w, "events: %s\n", strings.Join(res.Events, ", "))
+				}
 				if res.Backup != "" {
 					fmt.Fprintf(w, "backup: %s\n", res.Backup)
 				}
@@ -76,7 +88,8 @@ diff and writes nothing. A settings file that does not parse is left as it is.`,
 	cmd.Flags().StringVar(&project, "project", "", "project `dir` for --scope project (default: the working directory)")
 	cmd.Flags().StringVar(&hookCmd, "hook-cmd", "", "hook command without the agent name (default: ahp-opa-hook next to this binary, else on PATH, else 'ahp-opa hook')")
 	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "print the diff, write nothing")
-	cmd.Flags().BoolVar(&uninstall, "uninstall", false, "remove the ahp-opa entry")
+	cmd.Flags().BoolVar(&observe, "observe", false, "also register the post-tool and session start/end hooks, for the audit log (one more hook process per tool call; they never block)")
+	cmd.Flags().BoolVar(&uninstall, "uninstall", false, "remove every ahp-opa entry")
 	return cmd
 }
 
