@@ -61,6 +61,12 @@ _path_trigger(p) := concat(", ", ts) if {
 # _command_trigger(cmd) is a command's name and its first operands.
 _command_trigger(cmd) := concat("", [_unwrapped_from(cmd), concat(" ", array.concat(array.concat(object.get(cmd, "wrappers", []), [cmd.name]), array.slice([a | some a in cmd.args; not startswith(a, "-")], 0, 2)))])
 
+# _arg_trigger(cmd, a, what) quotes the argument a that triggered a rule,
+# or, when it is too long to quote (inline code), says what it holds.
+_arg_trigger(cmd, a, _) := concat("", [_unwrapped_from(cmd), cmd.name, " ", a]) if count(a) <= 80
+
+_arg_trigger(cmd, a, what) := concat("", [_unwrapped_from(cmd), cmd.name, " ", what]) if count(a) > 80
+
 # _unwrapped_from(cmd) names the command a nested one was found in, for
 # the reviewer: "bash -c → rm -rf ~", "find -exec → rm -rf {}".
 _unwrapped_from(cmd) := concat("", [input.ahp.shell.commands[cmd.parent].name, object.get(_via_words, cmd.via, ""), " → "]) if {

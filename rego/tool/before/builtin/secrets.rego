@@ -40,7 +40,7 @@ _ssh_key_access contains _path_trigger(p) if {
 
 # Code and options that name a key: python3 -c "open('~/.ssh/id_rsa')",
 # curl -F f=@/home/u/.ssh/id_ed25519.
-_ssh_key_access contains concat(" ", [cmd.name, "with code naming a private key"]) if {
+_ssh_key_access contains _arg_trigger(cmd, a, "with code naming a private key") if {
 	input.ahp.shell.mentions[".ssh"]
 	some i in input.ahp.shell.mentions[".ssh"]
 	cmd := input.ahp.shell.commands[i]
@@ -119,7 +119,7 @@ _credential_access contains _path_trigger(p) if {
 	not config.path_excepted(p)
 }
 
-_credential_access contains concat(" ", [cmd.name, "with code naming stored credentials"]) if {
+_credential_access contains _arg_trigger(cmd, a, "with code naming stored credentials") if {
 	input.ahp.shell.mentions
 	some word in ["environ", "credentials"]
 	some i in input.ahp.shell.mentions[word]

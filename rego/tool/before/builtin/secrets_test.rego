@@ -24,6 +24,16 @@ test_ssh_private_key_shell_denied if {
 	denies(bash("cat ~/.ssh/*"), "dev.ahp-opa.secrets.ssh-private-key")
 }
 
+# The reason quotes the argument that names the key, or says that inline
+# code names one when the code is too long to quote.
+test_ssh_private_key_trigger_names_the_argument if {
+	ds := [d.reason | some d in denials(bash("cat ~/.ssh/id_rsa")); d.code == "dev.ahp-opa.secrets.ssh-private-key"]
+	ds == ["denied by secrets.ssh-private-key: cat ~/.ssh/id_rsa. Blocked reading or copying a private SSH key; key material must never reach the agent or leave the machine. Use the matching .pub file if you need the public key, or ask the user to configure access."]
+	some e in denials(bash(`python3 -c "import os; k = open(os.path.expanduser('~/.ssh/id_rsa')).read(); print(len(k), 'bytes read')"`))
+	e.code == "dev.ahp-opa.secrets.ssh-private-key"
+	contains(e.reason, "python3 with code naming a private key")
+}
+
 test_ssh_private_key_evasions_denied if {
 	every c in [
 		`python3 -c "print(open('/home/bob/.ssh/id_rsa').read())"`,
