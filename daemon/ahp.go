@@ -39,6 +39,8 @@ type AHP struct {
 	// appear once, not on every event; "" notes every time.
 	Noted  string
 	Stderr io.Writer
+
+	maxLine int // the longest line sent to the daemon; tests lower it
 }
 
 // Serve answers the messages read from r on w until r ends. It returns an
@@ -46,7 +48,7 @@ type AHP struct {
 // per_event backend's non-zero exit as an operational failure) or when w
 // fails.
 func (a *AHP) Serve(ctx context.Context, r io.Reader, w io.Writer) error {
-	rl := &relay{AHP: a, w: w, lr: &lineReader{br: bufio.NewReaderSize(r, 64<<10), max: MaxPayloadBytes}}
+	rl := &relay{AHP: a, w: w, lr: &lineReader{br: bufio.NewReaderSize(r, 64<<10), max: cmp.Or(a.maxLine, MaxPayloadBytes)}}
 	for {
 		line, long, rerr := rl.lr.next()
 		if long || len(bytes.TrimSpace(line)) > 0 { // the binding skips blank lines
@@ -82,7 +84,7 @@ func (rl *relay) answer(ctx context.Context, line []byte, long bool) error {
 		why := rl.Unavailable
 		if rl.Daemon != nil {
 			if long {
-				why = fmt.Sprintf("daemon: a message over %d bytes does not fit its frame", MaxPayloadBytes)
+				why = fmt.Sprintf("daemon: a message over %d bytes does not fit its frame", rl.lr.max)
 			} else {
 				reply, err := rl.ask(ctx, line)
 				if err == nil {
