@@ -115,7 +115,9 @@ func (w *warmDecisions) answerAHP(ctx context.Context, line []byte) adapters.Ans
 		return adapters.Answer{Stderr: err.Error(), Exit: 1}
 	}
 	var out bytes.Buffer
-	if err := stdio.Serve(ctx, bytes.NewReader(line), &out); err != nil {
+	// Not cancelled: a line handed over is answered (the evaluation has its
+	// own deadline), never dropped as serve drops lines not yet read.
+	if err := stdio.Serve(context.WithoutCancel(ctx), bytes.NewReader(line), &out); err != nil {
 		return adapters.Answer{Stderr: err.Error(), Exit: 1}
 	}
 	return adapters.Answer{Stdout: out.Bytes()}
