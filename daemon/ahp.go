@@ -126,7 +126,7 @@ func (a *AHP) ask(ctx context.Context, line []byte) ([]byte, error) {
 // startFallback starts `serve --stdio` for the rest of the input, telling
 // why once.
 func (a *AHP) startFallback(ctx context.Context, w io.Writer, why string) *fallback {
-	fb := &fallback{out: &countingWriter{w: w}, stderr: a.Stderr, whyNot: why}
+	fb := &fallback{out: &countingWriter{w: w}, stderr: a.Stderr}
 	if why != "" && noteOnce(a.Noted) {
 		fmt.Fprintf(a.Stderr, "ahp-opa-hook: the decision daemon is unavailable, answering with 'ahp-opa serve --stdio' (slower): %s\n", why)
 	}
@@ -150,7 +150,6 @@ type fallback struct {
 	err    error // it could not start, or its stdin broke
 	out    *countingWriter
 	stderr io.Writer
-	whyNot string
 
 	ids  [][]byte // JSON ids of the requests fed
 	mute bool     // a message without a readable id was fed
