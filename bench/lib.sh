@@ -10,8 +10,22 @@ work=$(mktemp -d)
 pids=()
 cleanup() {
 	for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+	stop_daemons
 	wait 2>/dev/null || true
 	rm -rf "$work"
+}
+# stop_daemons ends the decision daemons ahp-opa-hook started for this run:
+# the processes holding a file of $work/run open (their life lock).
+stop_daemons() {
+	local fd pid
+	for fd in /proc/[0-9]*/fd/*; do
+		case $(readlink "$fd" 2>/dev/null) in
+		"$work"/run/*)
+			pid=${fd#/proc/}
+			kill "${pid%%/*}" 2>/dev/null || true
+			;;
+		esac
+	done
 }
 trap cleanup EXIT
 

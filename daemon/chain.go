@@ -49,7 +49,7 @@ func (c *Chain) Answer(ctx context.Context, agent string, payload []byte) adapte
 	if c.InProcess != nil {
 		ans, err := c.InProcess(ctx, agent, payload)
 		if err == nil {
-			if c.noteOnce() {
+			if noteOnce(c.Noted) {
 				ans.Stderr = joinLine(ans.Stderr, "ahp-opa: the decision daemon is unavailable, deciding in-process (slower): "+whyNot[0])
 			}
 			return ans
@@ -68,11 +68,13 @@ func (c *Chain) Answer(ctx context.Context, agent string, payload []byte) adapte
 	return ans
 }
 
-func (c *Chain) noteOnce() bool {
-	if c.Noted == "" {
+// noteOnce reports whether the note marked by the file marker is due: the
+// first time only, or every time without a marker.
+func noteOnce(marker string) bool {
+	if marker == "" {
 		return true
 	}
-	f, err := os.OpenFile(c.Noted, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
+	f, err := os.OpenFile(marker, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
 	if err != nil {
 		return false
 	}

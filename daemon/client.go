@@ -46,6 +46,11 @@ type Client struct {
 // so among many racing hooks exactly one starts a daemon and the others
 // use it, then asks again.
 func (c *Client) Hook(ctx context.Context, req Request) (adapters.Answer, error) {
+	// A request the daemon would refuse unread is not worth a daemon start
+	// (nor a wait for an answer that never comes).
+	if err := req.check(); err != nil {
+		return adapters.Answer{}, err
+	}
 	ans, err := c.ask(ctx, req)
 	if err == nil || errors.Is(err, ErrRefused) || ctx.Err() != nil || c.Start == nil {
 		return ans, err

@@ -21,6 +21,19 @@ import (
 // server, which this package must not import.
 func fakeDaemon(t *testing.T, ctx context.Context, p Paths, version string) {
 	t.Helper()
+	fakeDaemonFunc(t, ctx, p, version, func(req Request) adapters.Answer {
+		tag := "d"
+		if req.FailOpen {
+			tag += "(open)"
+		}
+		return adapters.Answer{Stdout: append([]byte(tag+":"+req.Agent+":"), req.Payload...), Stderr: "note", Exit: 3}
+	})
+}
+
+// fakeDaemonFunc serves p, answering each request of the right version
+// with answer.
+func fakeDaemonFunc(t *testing.T, ctx context.Context, p Paths, version string, answer func(Request) adapters.Answer) {
+	t.Helper()
 	ln, err := net.Listen("unix", p.Socket)
 	if err != nil {
 		t.Fatal(err)
@@ -40,11 +53,7 @@ func fakeDaemon(t *testing.T, ctx context.Context, p Paths, version string) {
 				case got != version:
 					WriteResponse(c, StatusVersion, adapters.Answer{Stderr: version})
 				default:
-					tag := "d"
-					if req.FailOpen {
-						tag += "(open)"
-					}
-					WriteResponse(c, StatusOK, adapters.Answer{Stdout: append([]byte(tag+":"+req.Agent+":"), req.Payload...), Stderr: "note", Exit: 3})
+					WriteResponse(c, StatusOK, answer(req))
 				}
 			}()
 		}
@@ -156,6 +165,9 @@ func TestWireRejects(t *testing.T) {
 func FuzzReadRequest(f *testing.F) {
 	var buf bytes.Buffer
 	writeRequest(&buf, request{Version: "v1", Request: Request{Agent: "codex", Payload: []byte(`{}`)}})
+	f.Add(buf.Bytes())
+	buf.Reset()
+	writeRequest(&buf, request{Version: "v1", Request: Request{Agent: AgentAHP, Payload: []byte("{\"id\":1}\n")}})
 	f.Add(buf.Bytes())
 	f.Add([]byte("AHD1"))
 	f.Fuzz(func(t *testing.T, in []byte) {

@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -19,7 +20,16 @@ import (
 // The build version travels in every request, so the handshake costs no
 // extra round trip: a daemon of another version answers StatusVersion with
 // its own version in stderr and leaves.
+//
+// The agent AgentAHP carries the AHP stdio binding instead of a native
+// hook: the payload is one message line, the answer's stdout is what
+// `ahp-opa serve --stdio` writes for it (a response line, or nothing for a
+// notification), and a non-zero exit says the daemon could not serve it.
 const magic = "AHD1"
+
+// AgentAHP is the agent name reserved for AHP messages; no native agent
+// has it.
+const AgentAHP = "ahp"
 
 // Status says what a response carries.
 type Status uint8
@@ -58,6 +68,25 @@ type request struct {
 	Request
 }
 
+// check refuses what the daemon must never be asked. An AHP message is one
+// line (the daemon answers it with at most one line) and the harness's
+// failure policy, not a flag, decides what a failure means.
+func (r Request) check() error {
+	if len(r.Agent) > maxAgentBytes || len(r.Payload) > MaxPayloadBytes {
+		return fmt.Errorf("%w: request too large", ErrFrame)
+	}
+	if r.Agent != AgentAHP {
+		return nil
+	}
+	if r.FailOpen {
+		return fmt.Errorf("%w: fail-open does not apply to %s messages", ErrFrame, AgentAHP)
+	}
+	if i := bytes.IndexByte(r.Payload, '\n'); i >= 0 && i != len(r.Payload)-1 {
+		return fmt.Errorf("%w: an %s payload is one line", ErrFrame, AgentAHP)
+	}
+	return nil
+}
+
 type response struct {
 	Status Status
 	Answer adapters.Answer
@@ -76,8 +105,11 @@ func WriteResponse(w io.Writer, st Status, ans adapters.Answer) error {
 }
 
 func writeRequest(w io.Writer, r request) error {
-	if len(r.Version) > maxVersionBytes || len(r.Agent) > maxAgentBytes || len(r.Payload) > MaxPayloadBytes {
-		return fmt.Errorf("%w: request too large", ErrFrame)
+	if len(r.Version) > maxVersionBytes {
+		return fmt.Errorf("%w: version too long", ErrFrame)
+	}
+	if err := r.check(); err != nil {
+		return err
 	}
 	b := make([]byte, 0, len(magic)+1+2+len(r.Version)+2+len(r.Agent)+4+len(r.Payload))
 	b = append(b, magic...)
@@ -121,7 +153,7 @@ func readRequest(r *bufio.Reader) (request, error) {
 		return req, err
 	}
 	req.Version, req.Agent, req.Payload, req.FailOpen = string(v), string(a), p, flags&flagFailOpen != 0
-	return req, nil
+	return req, req.check()
 }
 
 func writeResponse(w io.Writer, r response) error {

@@ -48,7 +48,13 @@ type proc struct {
 // startProc runs the binary with args and extra environment entries.
 func startProc(tb testing.TB, env []string, args ...string) *proc {
 	tb.Helper()
-	cmd := exec.Command(binPath, args...)
+	return startBin(tb, binPath, env, args...)
+}
+
+// startBin runs bin with args and extra environment entries.
+func startBin(tb testing.TB, bin string, env []string, args ...string) *proc {
+	tb.Helper()
+	cmd := exec.Command(bin, args...)
 	cmd.Env = append(childEnv(), env...)
 	p := &proc{
 		cmd:    cmd,
@@ -73,7 +79,7 @@ func startProc(tb testing.TB, env []string, args ...string) *proc {
 	}
 	p.stdin = stdin
 	if err := cmd.Start(); err != nil {
-		tb.Fatalf("starting %s: %v", binPath, err)
+		tb.Fatalf("starting %s: %v", bin, err)
 	}
 	go p.readStdout(stdout)
 	go func() {
@@ -363,7 +369,13 @@ func runOnce(tb testing.TB, input string, args ...string) onceResult {
 
 func runOnceEnv(tb testing.TB, env []string, input string, args ...string) onceResult {
 	tb.Helper()
-	p := startProc(tb, env, args...)
+	return runBinOnce(tb, binPath, env, input, args...)
+}
+
+// runBinOnce is runOnceEnv for another binary.
+func runBinOnce(tb testing.TB, bin string, env []string, input string, args ...string) onceResult {
+	tb.Helper()
+	p := startBin(tb, bin, env, args...)
 	if input != "" {
 		p.sendRaw(tb, []byte(input))
 	}

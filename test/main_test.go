@@ -23,6 +23,8 @@ const envBinary = "AHP_OPA_BIN"
 var (
 	// binPath is the ahp-opa binary built by TestMain.
 	binPath string
+	// tmpDir holds the binaries for the run.
+	tmpDir string
 	// sharedDir is the absolute path of the shared material, "" when it
 	// was not found; sharedMissing then says where it was looked for.
 	sharedDir     string
@@ -57,6 +59,7 @@ func runMain(m *testing.M) int {
 		return 1
 	}
 	defer os.RemoveAll(tmp)
+	tmpDir = tmp
 
 	if bin := os.Getenv(envBinary); bin != "" {
 		binPath, err = filepath.Abs(bin)
@@ -66,7 +69,7 @@ func runMain(m *testing.M) int {
 		}
 		return runWithShared(m)
 	}
-	binPath, err = buildBinary(tmp)
+	binPath, err = buildCommand(tmp, "ahp-opa")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "test:", err)
 		return 1
@@ -74,7 +77,7 @@ func runMain(m *testing.M) int {
 	return runWithShared(m)
 }
 
-// buildBinary builds cmd/ahp-opa (with -race when the tests run with it)
+// buildCommand builds cmd/NAME (with -race when the tests run with it)
 // and returns a private copy in dir.
 //
 // The build goes to a cache folder first: go build does not relink a
@@ -82,8 +85,8 @@ func runMain(m *testing.M) int {
 // (seconds of CPU) on every run but the first after a change. A lock keeps
 // concurrent runs of this checkout from writing it at once, and the copy
 // keeps a later rebuild from changing the binary under this run.
-func buildBinary(dir string) (string, error) {
-	name := "ahp-opa"
+func buildCommand(dir, command string) (string, error) {
+	name := command
 	args := []string{"build"}
 	if raceEnabled {
 		name += "-race"
@@ -99,7 +102,7 @@ func buildBinary(dir string) (string, error) {
 		defer unlock()
 		target = filepath.Join(cache, name)
 	}
-	args = append(args, "-o", target, "./cmd/ahp-opa")
+	args = append(args, "-o", target, "./cmd/"+command)
 	build := exec.Command("go", args...)
 	build.Dir = ".." // the module root
 	if out, err := build.CombinedOutput(); err != nil {

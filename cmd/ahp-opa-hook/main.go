@@ -5,7 +5,13 @@
 // used it runs `ahp-opa hook --no-daemon` instead, and when even that fails
 // it answers the agent's deny (fail closed) unless --fail-open.
 //
+// With the agent "ahp" it is a per_event AHP stdio backend instead: each
+// message line on stdin goes to the daemon, which answers it as `ahp-opa
+// serve --stdio` would, and when the daemon cannot be used the input goes
+// to `ahp-opa serve --stdio` itself.
+//
 //	ahp-opa-hook [--fail-open] [--config FILE] [--policy PATH]... [--with-builtin] [--no-daemon] [--timeout D] [--idle-timeout D] AGENT
+//	ahp-opa-hook [--config FILE] [--policy PATH]... [--with-builtin] [--no-daemon] [--timeout D] [--idle-timeout D] ahp
 package main
 
 import (
@@ -81,6 +87,9 @@ func parseArgs(args []string) (options, error) {
 	if o.agent == "" {
 		return o, errors.New("usage: ahp-opa-hook [--fail-open] [--config FILE] [--policy PATH]... AGENT")
 	}
+	if o.agent == daemon.AgentAHP && o.failOpen {
+		return o, errors.New("--fail-open does not apply to ahp: the harness's failurePolicy decides what a failure means")
+	}
 	return o, nil
 }
 
@@ -100,10 +109,24 @@ func findFull() (string, error) {
 			}
 		}
 	}
-	return exec.LookPath("ahp-opa")
+	p, err := exec.LookPath("ahp-opa")
+	if err != nil {
+		return "", fmt.Errorf("ahp-opa not found next to ahp-opa-hook or on PATH: %w", err)
+	}
+	return p, nil
 }
 
 func main() {
+	if o, err := parseArgs(os.Args[1:]); o.agent == daemon.AgentAHP {
+		if err == nil {
+			err = serveAHP(o)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "ahp-opa-hook:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	ans := run(os.Args[1:])
 	if len(ans.Stdout) > 0 {
 		os.Stdout.Write(ans.Stdout)
@@ -139,26 +162,55 @@ func run(args []string) adapters.Answer {
 		chain.InProcess = daemon.ExecHook(full, inArgs)
 	} else {
 		chain.InProcess = func(context.Context, string, []byte) (adapters.Answer, error) {
-			return adapters.Answer{}, fmt.Errorf("ahp-opa not found next to ahp-opa-hook or on PATH: %w", ferr)
+			return adapters.Answer{}, ferr
 		}
 	}
 	if !o.noDaemon {
-		if dir, err := daemon.RuntimeDir(); err == nil {
-			daemonArgs := append([]string{"daemon"}, o.policyArgs()...)
-			paths := daemon.PathsFor(dir, daemon.Key(daemonArgs, os.Environ()))
-			chain.Noted = paths.Noted
-			c := &daemon.Client{Paths: paths}
-			if ferr == nil {
-				spawnArgs := append(slices.Clone(daemonArgs), "--socket", paths.Socket)
-				if o.idleTimeout != "" {
-					spawnArgs = append(spawnArgs, "--idle-timeout", o.idleTimeout)
-				}
-				c.Start = daemon.Spawn(full, spawnArgs, filepath.Join(dir, "daemon.log"))
-			}
-			chain.Daemon = c
-		}
+		chain.Daemon, chain.Noted, _ = o.client(full, ferr)
 	}
 	return chain.Answer(ctx, o.agent, payload)
+}
+
+// client is the daemon client for o's policy, with the note marker; it
+// starts the daemon from full when there is one. err says why there is no
+// client.
+func (o options) client(full string, ferr error) (c *daemon.Client, noted string, err error) {
+	dir, err := daemon.RuntimeDir()
+	if err != nil {
+		return nil, "", err
+	}
+	daemonArgs := append([]string{"daemon"}, o.policyArgs()...)
+	paths := daemon.PathsFor(dir, daemon.Key(daemonArgs, os.Environ()))
+	c = &daemon.Client{Paths: paths}
+	if ferr == nil {
+		spawnArgs := append(slices.Clone(daemonArgs), "--socket", paths.Socket)
+		if o.idleTimeout != "" {
+			spawnArgs = append(spawnArgs, "--idle-timeout", o.idleTimeout)
+		}
+		c.Start = daemon.Spawn(full, spawnArgs, filepath.Join(dir, "daemon.log"))
+	}
+	return c, paths.Noted, nil
+}
+
+// serveAHP answers AHP messages on stdin through the daemon, else through
+// `ahp-opa serve --stdio`; an error means a message went unanswered.
+func serveAHP(o options) error {
+	a := &daemon.AHP{Timeout: o.timeout, Stderr: os.Stderr}
+	full, ferr := findFull()
+	if ferr == nil {
+		// One message at a time: answers in input order, as the daemon gives them.
+		args := append([]string{"serve", "--stdio", "--concurrency", "1"}, o.policyArgs()...)
+		a.Fallback = daemon.ExecServe(full, args, os.Stderr)
+	} else {
+		a.FallbackErr = ferr
+	}
+	if !o.noDaemon {
+		var err error
+		if a.Daemon, a.Noted, err = o.client(full, ferr); err != nil {
+			a.Unavailable = err.Error()
+		}
+	}
+	return a.Serve(context.Background(), os.Stdin, os.Stdout)
 }
 
 func refuseOrExit(agent, reason string) adapters.Answer {

@@ -170,3 +170,94 @@ func TestFailsClosed(t *testing.T) {
 		})
 	}
 }
+
+func runAHP(t *testing.T, hook, runtime, stdin string, args ...string) (string, string, int) {
+	t.Helper()
+	cmd := exec.Command(hook, append(args, "ahp")...)
+	cmd.Env = []string{"XDG_RUNTIME_DIR=" + runtime, "PATH=/usr/bin:/bin"}
+	cmd.Stdin = strings.NewReader(stdin)
+	var out, serr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &serr
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return out.String(), serr.String(), code
+}
+
+// TestAHPFallback: when the daemon cannot start, the input goes to
+// `ahp-opa serve --stdio` with the policy flags, one message at a time,
+// and the user is told once.
+func TestAHPFallback(t *testing.T) {
+	serve := `case "$1" in
+daemon) echo "daemon cannot start" >&2; exit 1;;
+serve) shift; while IFS= read -r l; do echo "{\"serve\":\"$*\",\"line\":$l}"; done;;
+esac
+`
+	hook := buildHook(t, serve)
+	rt := t.TempDir()
+	in := `{"id":1}` + "\n" + `{"id":2}` + "\n"
+	out, serr, code := runAHP(t, hook, rt, in, "--policy", "/p.rego")
+	want := `{"serve":"--stdio --concurrency 1 --policy /p.rego","line":{"id":1}}` + "\n" +
+		`{"serve":"--stdio --concurrency 1 --policy /p.rego","line":{"id":2}}` + "\n"
+	if code != 0 || out != want {
+		t.Errorf("fallback: %q %q %d", out, serr, code)
+	}
+	if !strings.Contains(serr, "answering with 'ahp-opa serve --stdio'") {
+		t.Errorf("fallback not reported: %q", serr)
+	}
+	if _, serr2, _ := runAHP(t, hook, rt, in, "--policy", "/p.rego"); strings.Contains(serr2, "serve --stdio") {
+		t.Errorf("fallback reported twice: %q", serr2)
+	}
+	if _, serr3, _ := runAHP(t, hook, t.TempDir(), in, "--no-daemon"); serr3 != "" {
+		t.Errorf("--no-daemon reported a fallback the user chose: %q", serr3)
+	}
+}
+
+// TestAHPNoBackend: when neither the daemon nor serve can answer, a
+// request gets a -32003 error with its id and the exit status is 0; a
+// notification or a line without an id cannot be answered: exit 1. Both
+// say why on stderr.
+func TestAHPNoBackend(t *testing.T) {
+	broken := `echo "policy rules/team.rego failed to compile" >&2; exit 1
+`
+	for _, tc := range []struct {
+		name, script, in, out string
+		code                  int
+	}{
+		{"serve breaks", broken, `{"jsonrpc":"2.0","id":"e1","method":"hooks/intercept"}` + "\n", `"id":"e1","error":{"code":-32003`, 0},
+		{"no ahp-opa anywhere", "", `{"id":7}`, `"id":7,"error":{"code":-32003`, 0},
+		{"notification", broken, `{"jsonrpc":"2.0","method":"hooks/observe"}` + "\n", "", 1},
+		{"garbage", broken, "{\n", "", 1},
+		{"nothing to answer", broken, "\n", "", 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			hook := buildHook(t, tc.script)
+			out, serr, code := runAHP(t, hook, t.TempDir(), tc.in)
+			if code != tc.code {
+				t.Errorf("exit %d, want %d (stderr %q)", code, tc.code, serr)
+			}
+			if tc.out == "" {
+				if out != "" {
+					t.Errorf("stdout %q, want nothing", out)
+				}
+			} else if strings.Count(out, "\n") != 1 || !json.Valid([]byte(out)) || !strings.Contains(out, tc.out) {
+				t.Errorf("stdout %q, want one line with %s", out, tc.out)
+			}
+			if tc.in != "\n" && !strings.Contains(serr, "failed too") {
+				t.Errorf("stderr does not say why: %q", serr)
+			}
+		})
+	}
+}
+
+func TestAHPUsage(t *testing.T) {
+	hook := buildHook(t, "")
+	out, serr, code := runAHP(t, hook, t.TempDir(), `{"id":1}`, "--fail-open")
+	if code == 0 || out != "" || !strings.Contains(serr, "failurePolicy") {
+		t.Errorf("--fail-open ahp: %q %q %d", out, serr, code)
+	}
+}

@@ -3,19 +3,22 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/ahp-opa/ahp-opa/adapters"
 	"github.com/ahp-opa/ahp-opa/daemon"
 )
 
-// TestDaemonCommand: the daemon command answers a native payload over its
-// socket with the built-in library's deny in the agent's own form, answers
-// "no decision" for a harmless call, and stops when its context ends.
-func TestDaemonCommand(t *testing.T) {
+// runDaemon runs the daemon command with args on a socket in a private
+// directory and returns a function asking it; the daemon stops, and must
+// stop cleanly, when the test ends.
+func runDaemon(t *testing.T, args ...string) func(daemon.Request) adapters.Answer {
+	t.Helper()
 	dir := t.TempDir()
 	if err := os.Chmod(dir, 0o700); err != nil {
 		t.Fatal(err)
@@ -23,25 +26,31 @@ func TestDaemonCommand(t *testing.T) {
 	socket := filepath.Join(dir, "d.sock")
 	ctx, cancel := context.WithCancel(context.Background())
 	cmd := daemonCommand()
-	cmd.SetArgs([]string{"--socket", socket, "--idle-timeout", "1m", "--log-level", "error"})
+	cmd.SetArgs(append([]string{"--socket", socket, "--idle-timeout", "1m", "--log-level", "error"}, args...))
 	var stderr bytes.Buffer
 	cmd.SetErr(&stderr)
 	done := make(chan error, 1)
 	go func() { done <- cmd.ExecuteContext(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Errorf("daemon: %v", err)
+			}
+		case <-time.After(30 * time.Second):
+			t.Error("daemon did not stop on cancel")
+		}
+	})
 
 	c := &daemon.Client{Paths: daemon.PathsAt(socket)}
-	ask := func(command string) string {
+	return func(req daemon.Request) adapters.Answer {
 		t.Helper()
-		payload := `{"session_id":"s1","cwd":"/repo","hook_event_name":"PreToolUse","tool_name":"Bash",` +
-			`"tool_input":{"command":"` + command + `"},"tool_use_id":"t1"}`
 		deadline := time.Now().Add(30 * time.Second)
 		for {
-			ans, err := c.Hook(context.Background(), daemon.Request{Agent: "claude-code", Payload: []byte(payload)})
+			ans, err := c.Hook(context.Background(), req)
 			if err == nil {
-				if ans.Exit != 0 {
-					t.Fatalf("exit %d, stderr %q", ans.Exit, ans.Stderr)
-				}
-				return string(ans.Stdout)
+				return ans
 			}
 			if time.Now().After(deadline) {
 				t.Fatalf("daemon never answered: %v\n%s", err, stderr.String())
@@ -53,19 +62,87 @@ func TestDaemonCommand(t *testing.T) {
 			}
 		}
 	}
-	if got := ask("git push --force origin main"); !strings.Contains(got, `"permissionDecision":"deny"`) {
+}
+
+// TestDaemonCommand: the daemon command answers a native payload over its
+// socket with the built-in library's deny in the agent's own form, answers
+// "no decision" for a harmless call, and stops when its context ends.
+func TestDaemonCommand(t *testing.T) {
+	ask := runDaemon(t)
+	native := func(command string) string {
+		t.Helper()
+		payload := `{"session_id":"s1","cwd":"/repo","hook_event_name":"PreToolUse","tool_name":"Bash",` +
+			`"tool_input":{"command":"` + command + `"},"tool_use_id":"t1"}`
+		ans := ask(daemon.Request{Agent: "claude-code", Payload: []byte(payload)})
+		if ans.Exit != 0 {
+			t.Fatalf("exit %d, stderr %q", ans.Exit, ans.Stderr)
+		}
+		return string(ans.Stdout)
+	}
+	if got := native("git push --force origin main"); !strings.Contains(got, `"permissionDecision":"deny"`) {
 		t.Errorf("force push: %s", got)
 	}
-	if got := ask("ls -la"); strings.TrimSpace(got) != "{}" {
+	if got := native("ls -la"); strings.TrimSpace(got) != "{}" {
 		t.Errorf("ls: want no decision, got %s", got)
 	}
-	cancel()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Errorf("daemon: %v", err)
-		}
-	case <-time.After(30 * time.Second):
-		t.Fatal("daemon did not stop on cancel")
+}
+
+// TestDaemonAHP: AHP message lines get what the stdio binding writes: a
+// response line for a request, a parse error for garbage, nothing for a
+// notification.
+func TestDaemonAHP(t *testing.T) {
+	ask := runDaemon(t)
+	intercept := `{"jsonrpc":"2.0","id":"e1","method":"hooks/intercept","params":{"protocolVersion":"draft",` +
+		`"event":{"id":"e1","source":"urn:x","type":"tool.before","time":"2026-01-02T03:04:05Z","call":{"id":"c1"},"path":"native",` +
+		`"tool":{"name":"Bash","origin":"native","input":{"command":"git push --force origin main"}}},"capabilities":{"effects":["deny"]}}}`
+	observe := `{"jsonrpc":"2.0","method":"hooks/observe","params":{"protocolVersion":"draft","event":{"id":"e2","source":"urn:x",` +
+		`"type":"session.end","time":"2026-01-02T03:04:05Z","session":{"id":"s1"},"outcome":"completed","reason":"done"}}}`
+	for _, tc := range []struct {
+		name, line, want string // want: a substring of the one reply line; "": no reply
+	}{
+		{"deny", intercept + "\n", `"id":"e1","result":{"protocolVersion":"draft","effects":[{"type":"deny"`},
+		{"CRLF, no newline", intercept + "\r", `"id":"e1","result"`},
+		{"garbage", "{\"id\":\n", `"id":null,"error":{"code":-32700`},
+		{"notification", observe + "\n", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ans := ask(daemon.Request{Agent: daemon.AgentAHP, Payload: []byte(tc.line)})
+			if ans.Exit != 0 || ans.Stderr != "" {
+				t.Fatalf("exit %d, stderr %q", ans.Exit, ans.Stderr)
+			}
+			out := string(ans.Stdout)
+			if tc.want == "" {
+				if out != "" {
+					t.Errorf("a notification was answered: %q", out)
+				}
+				return
+			}
+			if strings.Count(out, "\n") != 1 || !strings.HasSuffix(out, "\n") || !json.Valid([]byte(out)) || !strings.Contains(out, tc.want) {
+				t.Errorf("reply %q, want one line with %s", out, tc.want)
+			}
+		})
+	}
+}
+
+// TestDaemonRetriesAFailedStart: a policy that does not load makes the
+// daemon say so (for AHP, with a non-zero exit that sends the client to
+// serve); once fixed, the next message is decided without a restart.
+func TestDaemonRetriesAFailedStart(t *testing.T) {
+	policy := filepath.Join(t.TempDir(), "p.rego")
+	if err := os.WriteFile(policy, []byte("package ahp.tool.before.p\n\ndeny contains \"x\" if {"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ask := runDaemon(t, "--policy", policy)
+	line := []byte(`{"jsonrpc":"2.0","id":1,"method":"hooks/intercept","params":{}}` + "\n")
+	ans := ask(daemon.Request{Agent: daemon.AgentAHP, Payload: line})
+	if ans.Exit == 0 || !strings.Contains(ans.Stderr, "p.rego failed to load") || len(ans.Stdout) != 0 {
+		t.Fatalf("broken policy: exit %d, stdout %q, stderr %q", ans.Exit, ans.Stdout, ans.Stderr)
+	}
+	if err := os.WriteFile(policy, []byte("package ahp.tool.before.p\n\ndeny contains \"x\" if { false }\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ans = ask(daemon.Request{Agent: daemon.AgentAHP, Payload: line})
+	if ans.Exit != 0 || !strings.Contains(string(ans.Stdout), `"id":1,"error":{"code":-32001`) {
+		t.Errorf("fixed policy: exit %d, stdout %q, stderr %q", ans.Exit, ans.Stdout, ans.Stderr)
 	}
 }

@@ -163,9 +163,6 @@ func writeAnswer(stdout, stderr io.Writer, ans adapters.Answer) error {
 type localDecider struct {
 	cfg Config
 	log *slog.Logger
-	// watch reloads the policy when its files change, as serve does; a
-	// long-lived decision daemon wants it, a one-shot hook does not.
-	watch bool
 
 	audOnce sync.Once
 	aud     *audit.Auditor
@@ -230,9 +227,8 @@ func (d *localDecider) start(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	// The reloader outlives the request that starts it (a daemon serves
-	// many); Close stops it.
-	eng, rl, err := startEngine(context.WithoutCancel(ctx), d.cfg, d.log, d.watch, true, nil, aud.Facts(), nil)
+	// The reloader outlives the request that starts it; Close stops it.
+	eng, rl, err := startEngine(context.WithoutCancel(ctx), d.cfg, d.log, false, true, nil, aud.Facts(), nil)
 	if err != nil {
 		return policyError(d.cfg, err)
 	}

@@ -7,11 +7,14 @@ import (
 	"net"
 	"net/url"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/ahp-opa/ahp-opa/daemon"
 	"github.com/ahp-opa/ahp-opa/engine"
 	"github.com/ahp-opa/ahp-opa/transport"
 )
@@ -30,7 +33,8 @@ const (
 
 // defaultObserved are the events observed by default: what the audit trail
 // correlates decisions with. per_event registrations observe nothing by
-// default, since each notification would start a process.
+// default, since each notification would start a process, unless the
+// process is the small client of the warm daemon (--client).
 var defaultObserved = []string{"tool.after", "session.start", "session.end"}
 
 // eventSelector is an exact event name, a family wildcard or "*" (B-REG-5).
@@ -91,6 +95,7 @@ type registrationOptions struct {
 	observeContent string
 	observe        []string
 	observeSet     bool
+	client         bool     // per_event through ahp-opa-hook and the decision daemon
 	serveArgs      []string // extra arguments for `serve --stdio`
 }
 
@@ -105,13 +110,20 @@ turned off with --observe "", an observe subscription for the audit trail.
 
   stdio, persistent   the harness starts "ahp-opa serve --stdio" once
   stdio, per_event    the harness starts it for every event
+  stdio, per_event, --client
+                      the harness starts "ahp-opa-hook ahp" for every event,
+                      which asks a warm per-user decision daemon (started
+                      on the first event) instead of compiling the policy
   http                the harness POSTs to --url with the bearer token it
                       reads from the environment variable --token-env
 
 AHP gives failurePolicy no default, so --failure-policy is required:
 fail-closed blocks a tool call when ahp-opa cannot answer, fail-open lets it
 run. A deny is enforced either way. Arguments after -- are appended to
-"serve --stdio", for example -- --config /etc/ahp-opa.yaml.`,
+"serve --stdio", for example -- --config /etc/ahp-opa.yaml; with --client
+they may be --config, --policy and --with-builtin (and ahp-opa-hook's own
+--timeout and --idle-timeout), and every other setting goes in the --config
+file.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if dash := cmd.ArgsLenAtDash(); len(args) > 0 && dash != 0 {
 				return errors.New("put arguments for serve after --")
@@ -137,7 +149,8 @@ run. A deny is enforced either way. Arguments after -- are appended to
 	fs.StringVar(&o.id, "id", "dev.ahp-opa", "hook id (reverse DNS, unique in the harness)")
 	fs.StringVar(&o.transport, "transport", "stdio", "stdio or http")
 	fs.StringVar(&o.lifecycle, "lifecycle", "persistent", "stdio lifecycle: persistent or per_event")
-	fs.StringVar(&o.command, "command", "", "stdio command; default: this executable")
+	fs.StringVar(&o.command, "command", "", "stdio command; default: this executable (with --client: ahp-opa-hook next to it, else on PATH)")
+	fs.BoolVar(&o.client, "client", false, "per_event through the small ahp-opa-hook client and the warm decision daemon")
 	fs.StringVar(&o.url, "url", "", "HTTP endpoint, e.g. https://policy.example.com:8443/ahp")
 	fs.StringVar(&o.tokenEnv, "token-env", defaultTokenEnv,
 		`environment variable the harness reads the bearer token from; "" when the endpoint needs none`)
@@ -183,13 +196,29 @@ func (o registrationOptions) build() (*registration, []string, error) {
 		case "persistent":
 		case "per_event":
 			timeout = defaultPerEventTimeoutMs
-			if !o.observeSet {
+			// A notification would start a process that compiles the
+			// policy; through the warm daemon it costs a round trip.
+			if !o.observeSet && !o.client {
 				observe = nil
 			}
 		default:
 			return nil, nil, fmt.Errorf("--lifecycle %q: want persistent or per_event", o.lifecycle)
 		}
-		command := o.command
+		command, args := o.command, append([]string{"serve", "--stdio"}, o.serveArgs...)
+		if o.client {
+			if o.lifecycle != "per_event" {
+				return nil, nil, errors.New("--client is for --lifecycle per_event: a persistent backend stays warm by itself")
+			}
+			var err error
+			if args, err = clientArgs(o.serveArgs); err != nil {
+				return nil, nil, err
+			}
+			if command == "" {
+				if command, err = hookBinary(); err != nil {
+					return nil, nil, err
+				}
+			}
+		}
 		if command == "" {
 			exe, err := os.Executable()
 			if err != nil {
@@ -197,11 +226,11 @@ func (o registrationOptions) build() (*registration, []string, error) {
 			}
 			command = exe
 		}
-		h.Transport = stdioTransport{
-			Type: "stdio", Command: command, Lifecycle: o.lifecycle,
-			Args: append([]string{"serve", "--stdio"}, o.serveArgs...),
-		}
+		h.Transport = stdioTransport{Type: "stdio", Command: command, Lifecycle: o.lifecycle, Args: args}
 	case "http":
+		if o.client {
+			return nil, nil, errors.New("--client is for --transport stdio --lifecycle per_event")
+		}
 		if len(o.serveArgs) > 0 {
 			return nil, nil, errors.New("arguments after -- are for --transport stdio")
 		}
@@ -248,6 +277,66 @@ func (o registrationOptions) build() (*registration, []string, error) {
 		})
 	}
 	return &registration{ProtocolVersion: transport.ProtocolVersion, Hooks: []hook{h}}, warnings, nil
+}
+
+// clientArgs turns the serve flags of a --client registration into
+// ahp-opa-hook's: those that choose the policy, which the client passes
+// to the daemon and to its serve --stdio fallback, and the client's own.
+// Every other setting belongs in the --config file, which both read as
+// serve would.
+func clientArgs(serve []string) ([]string, error) {
+	var out []string
+	for i := 0; i < len(serve); i++ {
+		name, value, hasValue := strings.Cut(serve[i], "=")
+		switch name {
+		case "--with-builtin":
+			switch value {
+			case "", "true":
+				out = append(out, name)
+			case "false":
+			default:
+				return nil, fmt.Errorf("%s: want true or false", serve[i])
+			}
+			continue
+		case "--config", "--policy", "--timeout", "--idle-timeout":
+		default:
+			return nil, fmt.Errorf("--client: ahp-opa-hook takes --config, --policy, --with-builtin, --timeout and --idle-timeout, not %s: put that setting in the --config file", serve[i])
+		}
+		if !hasValue {
+			if i+1 >= len(serve) {
+				return nil, fmt.Errorf("%s needs a value", name)
+			}
+			i++
+			value = serve[i]
+		}
+		if name == "--policy" {
+			// serve reads a comma-separated list; the client one path a flag.
+			for _, p := range strings.Split(value, ",") {
+				out = append(out, name, p)
+			}
+			continue
+		}
+		out = append(out, name, value)
+	}
+	return append(out, daemon.AgentAHP), nil
+}
+
+// hookBinary finds ahp-opa-hook by absolute path, so that the harness's
+// PATH does not matter: next to this executable, then on PATH.
+func hookBinary() (string, error) {
+	if self, err := os.Executable(); err == nil {
+		if self, err = filepath.EvalSymlinks(self); err == nil {
+			next := filepath.Join(filepath.Dir(self), "ahp-opa-hook")
+			if fi, err := os.Stat(next); err == nil && !fi.IsDir() {
+				return next, nil
+			}
+		}
+	}
+	p, err := exec.LookPath("ahp-opa-hook")
+	if err != nil {
+		return "", errors.New("--client: ahp-opa-hook is neither next to this executable nor on PATH (build it with 'go build ./cmd/ahp-opa-hook', or pass --command)")
+	}
+	return filepath.Abs(p)
 }
 
 // checkURL accepts an absolute http(s) URL (B-REG-2) and warns about plain

@@ -116,6 +116,7 @@ func TestRegistrationValidates(t *testing.T) {
 		name      string
 		args      []string
 		transport map[string]any // members the transport must have
+		stdioArgs []any          // the stdio args; nil: serve --stdio first
 		auth      string         // tokenEnv, "" for no authentication
 		timeout   float64
 		policy    string
@@ -140,6 +141,15 @@ func TestRegistrationValidates(t *testing.T) {
 			args:      []string{"--lifecycle", "per_event", "--failure-policy", "fail-closed", "--observe", "session.*"},
 			transport: map[string]any{"type": "stdio", "lifecycle": "per_event"},
 			timeout:   defaultPerEventTimeoutMs, policy: "fail-closed", observe: []any{"session.*"},
+		},
+		{
+			name: "per_event through the daemon client",
+			args: []string{"--lifecycle", "per_event", "--client", "--failure-policy", "fail-closed", "--command", "/usr/local/bin/ahp-opa-hook",
+				"--", "--policy", "/p,/q", "--with-builtin", "--config=/etc/ahp-opa.yaml", "--idle-timeout", "1h"},
+			transport: map[string]any{"type": "stdio", "lifecycle": "per_event", "command": "/usr/local/bin/ahp-opa-hook"},
+			stdioArgs: []any{"--policy", "/p", "--policy", "/q", "--with-builtin", "--config", "/etc/ahp-opa.yaml", "--idle-timeout", "1h", "ahp"},
+			timeout:   defaultPerEventTimeoutMs, policy: "fail-closed",
+			observe: []any{"tool.after", "session.start", "session.end"},
 		},
 		{
 			name:      "http with tokenEnv",
@@ -213,7 +223,11 @@ func TestRegistrationValidates(t *testing.T) {
 			}
 			if h.Transport["type"] == "stdio" {
 				args, _ := h.Transport["args"].([]any)
-				if len(args) < 2 || args[0] != "serve" || args[1] != "--stdio" {
+				if tt.stdioArgs != nil {
+					if !reflect.DeepEqual(args, tt.stdioArgs) {
+						t.Errorf("stdio args = %v, want %v", args, tt.stdioArgs)
+					}
+				} else if len(args) < 2 || args[0] != "serve" || args[1] != "--stdio" {
 					t.Errorf("stdio args = %v, want serve --stdio first", args)
 				}
 			}
@@ -270,6 +284,10 @@ func TestRegistrationRefuses(t *testing.T) {
 		{"negative deadline", []string{fp, "--timeout-ms=-5"}, "positive"},
 		{"bad event selector", []string{fp, "--observe=tool.*x"}, "--observe"},
 		{"bad content", []string{fp, "--content=all"}, "body, metadata or omit"},
+		{"client for a persistent backend", []string{fp, "--client", "--command=/h"}, "--lifecycle per_event"},
+		{"client over http", []string{fp, "--client", "--transport=http", "--url=https://x/ahp"}, "--transport stdio"},
+		{"client with a serve-only flag", []string{fp, "--client", "--lifecycle=per_event", "--command=/h", "--", "--eval-timeout", "1s"}, "--config file"},
+		{"client flag without value", []string{fp, "--client", "--lifecycle=per_event", "--command=/h", "--", "--policy"}, "needs a value"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -18,7 +18,6 @@ import (
 	"github.com/ahp-opa/ahp-opa/audit"
 	"github.com/ahp-opa/ahp-opa/bundles/remote"
 	"github.com/ahp-opa/ahp-opa/engine"
-	"github.com/ahp-opa/ahp-opa/metrics"
 	"github.com/ahp-opa/ahp-opa/rollout"
 	"github.com/ahp-opa/ahp-opa/transport"
 )
@@ -67,65 +66,21 @@ decides.`,
 				return err
 			}
 			defer web.Close()
-			met := metrics.New()
-			// One store: the auditor writes session facts, the engine reads them.
-			facts := audit.NewFacts(cfg.Audit.SessionTTL)
-			eng, rl, err := startEngine(ctx, cfg, log, true, false, reloadMetrics(met), facts, met)
+			dec, err := startDecisions(ctx, cfg, log, false)
 			if err != nil {
 				return err
 			}
-			defer rl.Stop()
-			met.TrackPolicy(policyOf(eng))
-			aud, err := startAudit(ctx, cfg.Audit, facts, log)
-			if err != nil {
-				return err
-			}
-			ship, err := startShipper(cfg, log)
-			if err != nil {
-				aud.Close()
-				return err
-			}
-			if ship != nil {
-				aud.ShipTo(ship)
-			}
-			defer func() {
-				aud.Close() // after serving: what is queued gets written…
-				if ship != nil {
-					ship.Close() // …and then shipped
-				}
-			}()
-			met.TrackAudit(func() metrics.AuditCounts {
-				st, fs := aud.Stats(), facts.Stats()
-				return metrics.AuditCounts{WriteFailures: st.WriteFailures, Dropped: st.Dropped, Retries: st.Retries,
-					SessionsEvicted: fs.SessionsEvicted, FactItemsEvicted: fs.ItemsEvicted}
-			})
-			var judge audit.Judge = eng
-			if len(cfg.Canary) > 0 {
-				canary, stopCanary, err := startCanary(ctx, cfg, log, aud)
-				if err != nil {
-					return err
-				}
-				defer stopCanary() // runs before aud.Close: its last records still get written
-				met.TrackCanary(func() metrics.CanaryCounts {
-					st := canary.Stats()
-					return metrics.CanaryCounts{Evaluated: st.Evaluated, Disagreements: st.Disagreements, Dropped: st.Dropped, Errors: st.Errors}
-				})
-				judge = canary.Wrap(eng)
-			}
-			srv := &transport.Server{
-				Interceptor: metrics.Interceptor(aud.Interceptor(judge), met),
-				Observer:    metrics.Observer(aud.Observer(), met),
-				Logger:      log,
-			}
+			defer dec.Close()
+			srv := dec.Server
 			var stdio *transport.Stdio
 			if cfg.Stdio {
 				stdio = &transport.Stdio{Server: srv, MaxMessageBytes: cfg.MaxMessageBytes, Concurrency: cfg.Concurrency}
-				log.Debug("serving on stdio", "revision", rl.Status().Revision)
+				log.Debug("serving on stdio", "revision", dec.Reloader.Status().Revision)
 			}
 			var h *transport.HTTP
 			if web != nil {
-				h = web.binding(srv, readiness(eng), met)
-				h.Health = aud.Health
+				h = web.binding(srv, readiness(dec.Engine), dec.Metrics)
+				h.Health = dec.Audit.Health
 				h.Hooks = &adapters.Options{FailOpen: cfg.Hook.FailOpen, Timeout: cfg.Hook.Timeout, Logger: log, Inline: true}
 			}
 			if err := serveBindings(ctx, log, stdio, web, h); err != nil {
