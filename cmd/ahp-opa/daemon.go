@@ -41,7 +41,6 @@ session facts, reloads the policy when its files change, and exits after
 version asks for a replacement.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			serveGC()
 			if socket == "" {
 				return errors.New("--socket is required")
 			}

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"runtime/debug"
-	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -33,54 +32,16 @@ const gcAfter = time.Second
 // and a process that exits within gcAfter never collects it at all. A
 // GOGC or GOMEMLIMIT the user set is left alone.
 func pauseGC() {
-	if gcTunedByUser() {
+	if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
 		return
 	}
-	gc.mu.Lock()
-	defer gc.mu.Unlock()
-	gc.limit = debug.SetMemoryLimit(startHeap)
-	gc.percent = debug.SetGCPercent(-1)
-	gc.paused = true
+	limit := debug.SetMemoryLimit(startHeap)
+	percent := debug.SetGCPercent(-1)
 	time.AfterFunc(gcAfter, func() {
-		gc.mu.Lock()
-		defer gc.mu.Unlock()
-		debug.SetGCPercent(gc.percent)
-		debug.SetMemoryLimit(gc.limit)
-		gc.paused = false
+		debug.SetGCPercent(percent)
+		debug.SetMemoryLimit(limit)
 	})
 }
-
-// servingGCPercent is the collector's target while serving decisions. A
-// decision leaves almost only garbage (the live heap is the compiled
-// policy), so collecting at 5× the live heap instead of 2× costs a few
-// tens of megabytes and saves about a fifth of the CPU per decision
-// (BENCHMARKS.md, "GC target"). Long jobs that keep much alive (replay,
-// test) keep Go's default.
-const servingGCPercent = 400
-
-var gc struct {
-	mu      sync.Mutex
-	paused  bool
-	percent int
-	limit   int64
-}
-
-// serveGC sets the collector's target for a long-running server, unless
-// the user set GOGC or GOMEMLIMIT.
-func serveGC() {
-	if gcTunedByUser() {
-		return
-	}
-	gc.mu.Lock()
-	defer gc.mu.Unlock()
-	if gc.paused {
-		gc.percent = servingGCPercent // applied when the start pause ends
-		return
-	}
-	debug.SetGCPercent(servingGCPercent)
-}
-
-func gcTunedByUser() bool { return os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" }
 
 func main() {
 	pauseGC()

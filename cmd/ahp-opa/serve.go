@@ -39,7 +39,6 @@ stops the process. Logs go to stderr. Without --policy the built-in library
 decides.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			serveGC()
 			cfg, err := loadConfig(cmd.Flags(), configPath, os.Environ)
 			if err != nil {
 				return err
