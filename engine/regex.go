@@ -65,9 +65,6 @@ func compileMatcher(pat string) (*matcher, error) {
 	// regexp.Compile parses with the same flags, so this cannot fail here.
 	if syn, err := syntax.Parse(pat, syntax.Perl); err == nil {
 		m.need = required(syn.Simplify())
-		if len(m.need) > maxClauses {
-			m.need = m.need[:maxClauses]
-		}
 	}
 	return m, nil
 }
@@ -100,9 +97,12 @@ const (
 // required returns clauses every string matched by re satisfies (the
 // string contains one literal of each clause), most selective first. It
 // may return fewer clauses than could be found, never a wrong one.
-func required(re *syntax.Regexp) [][]string {
-	a := analyse(re)
-	need := a.need
+func required(re *syntax.Regexp) [][]string { return clauses(analyse(re)) }
+
+// clauses turns what analyse found into deduplicated clauses, most
+// selective first, at most maxClauses.
+func clauses(a facts) [][]string {
+	need := slices.Clip(a.need) // appending must not write into a's array
 	if c := clause(a.exact); c != nil {
 		need = append(need, c)
 	}
@@ -218,8 +218,9 @@ func analyse(re *syntax.Regexp) facts {
 				}
 			}
 			// A match matches one branch, so it holds one literal of that
-			// branch's best clause.
-			best := required(sub)
+			// branch's best clause. Each branch is analysed once: nested
+			// alternations would otherwise cost time exponential in depth.
+			best := clauses(a)
 			if anyOf != nil || i == 0 {
 				if len(best) == 0 || len(anyOf)+len(best[0]) > maxAnyOf {
 					anyOf = nil
@@ -251,7 +252,7 @@ func literals(lits ...string) []string {
 
 // atLeastOnce is what a node repeated one or more times still needs.
 func atLeastOnce(a facts) facts {
-	need := a.need
+	need := slices.Clip(a.need)
 	if c := clause(a.exact); c != nil {
 		need = append(need, c)
 	}

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"math/rand/v2"
 	"regexp"
 	"slices"
 	"strings"
@@ -73,6 +74,83 @@ func TestRegexMatchInRego(t *testing.T) {
 				t.Errorf("%s = %v, want %s", tt.query, got, tt.want)
 			}
 		}
+	}
+}
+
+// TestRegexDeepNesting: a pattern is analysed once per node. Analysing
+// each alternation branch twice took time exponential in the nesting
+// depth, and this pattern would never finish compiling.
+func TestRegexDeepNesting(t *testing.T) {
+	pat := "x"
+	for range 64 {
+		pat = "((" + pat + "|y)|yz)"
+	}
+	m, err := compileMatcher(pat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !m.match("x") || m.match("z") {
+		t.Errorf("match(x) = %v, match(z) = %v", m.match("x"), m.match("z"))
+	}
+}
+
+// TestRegexPrefilterGenerated compares the prefilter with regexp on small
+// generated patterns and strings over an alphabet chosen to meet every
+// case the analysis distinguishes (folding, word boundaries, invalid
+// UTF-8, U+FFFD, repetition), where random fuzz input rarely holds the
+// literals a pattern needs.
+func TestRegexPrefilterGenerated(t *testing.T) {
+	atoms := []string{"a", "b", "ab", "(?i)k", "(?i:s)", "é", `\x{FFFD}`, "[ab]", "[a-c]", `\b`, "^", "$", ".", `\s`, "(?i:ab)", "[^a]", "x"}
+	chars := []string{"a", "b", "c", "k", "K", "\u212a", "s", "S", "\u017f", "é", "\xc3", "\xff", "\uFFFD", " ", "x", "\n"}
+	r := rand.New(rand.NewPCG(1, 2))
+	var gen func(depth int) string
+	gen = func(depth int) string {
+		if depth == 0 || r.IntN(3) == 0 {
+			return atoms[r.IntN(len(atoms))]
+		}
+		switch r.IntN(5) {
+		case 0:
+			return gen(depth-1) + gen(depth-1)
+		case 1:
+			return "(" + gen(depth-1) + "|" + gen(depth-1) + ")"
+		case 2:
+			return "(?:" + gen(depth-1) + ")?"
+		case 3:
+			return "(?:" + gen(depth-1) + ")+"
+		default:
+			return "(?:" + gen(depth-1) + "){" + []string{"0", "1", "2", "1,3", "2,"}[r.IntN(5)] + "}"
+		}
+	}
+	n := 20000
+	if testing.Short() {
+		n = 2000
+	}
+	filtered := 0
+	for range n {
+		pat := gen(4)
+		re, err := regexp.Compile(pat)
+		if err != nil {
+			continue
+		}
+		m, err := compileMatcher(pat)
+		if err != nil {
+			t.Fatalf("%q: %v", pat, err)
+		}
+		if len(m.need) > 0 {
+			filtered++
+		}
+		for range 20 {
+			var b strings.Builder
+			for range r.IntN(8) {
+				b.WriteString(chars[r.IntN(len(chars))])
+			}
+			if s := b.String(); m.match(s) != re.MatchString(s) {
+				t.Fatalf("match(%q, %q) = %v, regexp says %v (need %q)", pat, s, m.match(s), re.MatchString(s), m.need)
+			}
+		}
+	}
+	if filtered == 0 {
+		t.Fatal("no generated pattern had literals to check: the test exercises nothing")
 	}
 }
 
