@@ -53,6 +53,9 @@ func (a *AHP) Serve(ctx context.Context, r io.Reader, w io.Writer) error {
 		line, long, rerr := rl.lr.next()
 		if long || len(bytes.TrimSpace(line)) > 0 { // the binding skips blank lines
 			if err := rl.answer(ctx, line, long); err != nil {
+				if rl.fb != nil {
+					rl.fb.finish(io.Discard) // reap it; the write error is what counts
+				}
 				return err
 			}
 		}
@@ -87,7 +90,11 @@ func (rl *relay) answer(ctx context.Context, line []byte, long bool) error {
 				why = fmt.Sprintf("daemon: a message over %d bytes does not fit its frame", rl.lr.max)
 			} else {
 				reply, err := rl.ask(ctx, line)
+				if _, isRequest := requestID(line, false); err == nil && len(reply) == 0 && isRequest {
+					err = errors.New("daemon: no answer to a request")
+				}
 				if err == nil {
+					outageOver(rl.Noted)
 					if _, err := rl.w.Write(reply); err != nil {
 						return fmt.Errorf("writing the reply: %w", err)
 					}
@@ -113,10 +120,7 @@ func (a *AHP) ask(ctx context.Context, line []byte) ([]byte, error) {
 	ans, err := a.Daemon.Hook(ctx, Request{Agent: AgentAHP, Payload: line})
 	switch {
 	case err != nil:
-		if !strings.HasPrefix(err.Error(), "daemon: ") {
-			return nil, fmt.Errorf("daemon: %w", err)
-		}
-		return nil, err
+		return nil, err // the note that uses it already says "the decision daemon"
 	case ans.Exit != 0:
 		return nil, fmt.Errorf("daemon: %s", firstLine(cmp.Or(ans.Stderr, fmt.Sprintf("exit %d", ans.Exit))))
 	}
@@ -198,7 +202,12 @@ func (fb *fallback) finish(w io.Writer) error {
 	}
 	fmt.Fprintf(fb.stderr, "ahp-opa-hook: 'ahp-opa serve --stdio' failed too: %v\n", err)
 	if fb.out.n > 0 {
-		return errors.New("ahp-opa serve --stdio failed after answering part of the input")
+		if !fb.mute && fb.out.lines == len(fb.ids) {
+			// It answered every request it was given and failed after
+			// (a signal, say): the answers stand.
+			return nil
+		}
+		return fmt.Errorf("ahp-opa serve --stdio failed after answering %d of %d requests", fb.out.lines, len(fb.ids))
 	}
 	for _, id := range fb.ids {
 		if _, err := w.Write(unavailable(id)); err != nil {
@@ -323,15 +332,17 @@ func (lr *lineReader) copyRest(w io.Writer) error {
 	return werr
 }
 
-// countingWriter counts what reached w.
+// countingWriter counts the bytes and the lines that reached w.
 type countingWriter struct {
-	w io.Writer
-	n int64
+	w     io.Writer
+	n     int64
+	lines int
 }
 
 func (c *countingWriter) Write(p []byte) (int, error) {
 	n, err := c.w.Write(p)
 	c.n += int64(n)
+	c.lines += bytes.Count(p[:n], []byte("\n"))
 	return n, err
 }
 

@@ -24,6 +24,8 @@ func ahpDaemon(req Request) adapters.Answer {
 		return adapters.Answer{Stderr: "not ahp", Exit: 2}
 	case strings.Contains(line, "down"):
 		return adapters.Answer{Stderr: "policy p.rego failed to load", Exit: 1}
+	case strings.Contains(line, "mute"): // a broken daemon: exit 0, no reply
+		return adapters.Answer{}
 	case strings.Contains(line, `"id"`):
 		return adapters.Answer{Stdout: []byte("d:" + line + "\n")}
 	}
@@ -31,7 +33,8 @@ func ahpDaemon(req Request) adapters.Answer {
 }
 
 // fakeServe is a fallback that answers "s:" and each line that holds an
-// "id", and then exits with exitErr; with failStart it does not start.
+// "id" (but not "drop"), and then exits with exitErr; with failStart it
+// does not start.
 func fakeServe(exitErr, failStart error) func(context.Context, io.Writer) (io.WriteCloser, func() error, error) {
 	return func(_ context.Context, stdout io.Writer) (io.WriteCloser, func() error, error) {
 		if failStart != nil {
@@ -44,7 +47,7 @@ func fakeServe(exitErr, failStart error) func(context.Context, io.Writer) (io.Wr
 			br := bufio.NewReader(pr)
 			for {
 				line, err := br.ReadString('\n')
-				if t := strings.TrimRight(line, "\r\n"); strings.Contains(t, `"id"`) {
+				if t := strings.TrimRight(line, "\r\n"); strings.Contains(t, `"id"`) && !strings.Contains(t, "drop") {
 					io.WriteString(stdout, "s:"+t+"\n")
 				}
 				if err != nil {
@@ -88,7 +91,9 @@ func TestAHPServe(t *testing.T) {
 			out:    "d:" + req(`"a"`) + "\ns:" + req(`"down"`) + "\ns:" + req(`"c"`) + "\n",
 			stderr: []string{note, "policy p.rego failed to load"}},
 		{name: "daemon down", daemon: "down", in: req("1") + "\n", out: "s:" + req("1") + "\n",
-			stderr: []string{note, "daemon: "}},
+			stderr: []string{note, "connect "}},
+		{name: "daemon answers a request with nothing: serve answers it", daemon: "up",
+			in: req(`"mute"`) + "\n", out: "s:" + req(`"mute"`) + "\n", stderr: []string{note, "no answer to a request"}},
 		{name: "no daemon, said why", daemon: "none", unavailable: "runtime dir is open to others",
 			in: req("1") + "\n", out: "s:" + req("1") + "\n", stderr: []string{note, "runtime dir is open to others"}},
 		{name: "no daemon by choice: no note", daemon: "none", in: req("1") + "\n", out: "s:" + req("1") + "\n"},
@@ -104,9 +109,13 @@ func TestAHPServe(t *testing.T) {
 		{name: "serve fails on garbage: an error, nothing written",
 			daemon: "down", fallback: fakeServe(crash, errors.New("no ahp-opa")),
 			in: "{\"id\":1,\n", stderr: []string{note, "failed too"}, err: "notification"},
-		{name: "serve fails after answering: an error",
+		{name: "serve fails after answering every request: the answers stand",
 			daemon: "down", fallback: fakeServe(crash, nil),
-			in: req("1") + "\n", out: "s:" + req("1") + "\n", stderr: []string{note, "failed too: exit status 1"}, err: "part of the input"},
+			in: req("1") + "\n", out: "s:" + req("1") + "\n", stderr: []string{note, "failed too: exit status 1"}},
+		{name: "serve fails after answering some: an error",
+			daemon: "down", fallback: fakeServe(crash, nil),
+			in: req("1") + "\n" + req(`"drop"`) + "\n", out: "s:" + req("1") + "\n", stderr: []string{note, "failed too: exit status 1"},
+			err: "after answering 1 of 2 requests"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			a := &AHP{Daemon: clients[tc.daemon], Unavailable: tc.unavailable, Fallback: tc.fallback,

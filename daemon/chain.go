@@ -36,6 +36,7 @@ func (c *Chain) Answer(ctx context.Context, agent string, payload []byte) adapte
 	if c.Daemon != nil {
 		ans, err := c.Daemon.Hook(ctx, Request{Agent: agent, Payload: payload, FailOpen: c.FailOpen})
 		if err == nil {
+			outageOver(c.Noted)
 			return ans
 		}
 		msg := err.Error()
@@ -68,8 +69,16 @@ func (c *Chain) Answer(ctx context.Context, agent string, payload []byte) adapte
 	return ans
 }
 
+// outageOver clears the marker once the daemon answers again, so that the
+// next time it cannot be used is told too.
+func outageOver(marker string) {
+	if marker != "" {
+		os.Remove(marker)
+	}
+}
+
 // noteOnce reports whether the note marked by the file marker is due: the
-// first time only, or every time without a marker.
+// first time in an outage only, or every time without a marker.
 func noteOnce(marker string) bool {
 	if marker == "" {
 		return true

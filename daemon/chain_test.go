@@ -81,6 +81,36 @@ func TestChainNotesFallbackOnce(t *testing.T) {
 	}
 }
 
+// TestChainNotesEachOutage: once the daemon answers again, the next time
+// it cannot be used is told again.
+func TestChainNotesEachOutage(t *testing.T) {
+	up := testPaths(t)
+	fakeDaemonFunc(t, t.Context(), up, "v1", func(Request) adapters.Answer { return adapters.Answer{Stdout: []byte("{}")} })
+	down := &Client{Paths: testPaths(t), Version: "v1"}
+	c := &Chain{
+		InProcess: func(context.Context, string, []byte) (adapters.Answer, error) {
+			return adapters.Answer{Stdout: []byte("{}")}, nil
+		},
+		Refuse: denyFor,
+		Noted:  filepath.Join(t.TempDir(), "noted"),
+	}
+	for i, step := range []struct {
+		daemon *Client
+		noted  bool
+	}{
+		{down, true},
+		{down, false},
+		{&Client{Paths: up, Version: "v1"}, false},
+		{down, true},
+	} {
+		c.Daemon = step.daemon
+		ans := c.Answer(t.Context(), "claude-code", nil)
+		if got := strings.Contains(ans.Stderr, "unavailable"); got != step.noted {
+			t.Errorf("call %d: noted = %v, want %v (%q)", i, got, step.noted, ans.Stderr)
+		}
+	}
+}
+
 func TestExecHook(t *testing.T) {
 	ok := ExecHook("/bin/sh", []string{"-c", `printf '%s|' "$1"; cat`, "sh"})
 	ans, err := ok(t.Context(), "gemini-cli", []byte(`{"a":1}`))

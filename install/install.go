@@ -232,12 +232,9 @@ func Apply(o Options) (Result, error) {
 		indent = indentOf(old)
 	}
 	before := encode(doc, indent)
-	removed, err := a.edit(doc, add, o.Uninstall)
+	err = a.edit(doc, add, o.Uninstall)
 	if err != nil {
 		return res, fmt.Errorf("%w: %s: %w; nothing was changed", ErrUnparsable, path, err)
-	}
-	if dropped := except(removed, res.Events); !o.Uninstall && len(dropped) > 0 {
-		res.Notes = append(res.Notes, fmt.Sprintf("removed ahp-opa's observation hooks (%s), as written by --observe; install with --observe to keep them", strings.Join(dropped, ", ")))
 	}
 	after := encode(doc, indent)
 	if string(after) == string(before) {
@@ -295,16 +292,25 @@ func (a agent) entries(cmd, agentName string, observe bool) []entry {
 	return es
 }
 
-// edit removes every handler of ours from the events install manages (the
-// pre-tool and observation ones) or, uninstalling, from every event, then
-// appends the handlers of add. It returns the events ours were removed
-// from.
-func (a agent) edit(doc *object, add []entry, uninstall bool) ([]string, error) {
+// edit removes every handler of ours from the events of add or,
+// uninstalling, from every event, then appends the handlers of add. A
+// plain install thus leaves observation hooks (from --observe, or written
+// by hand) as they are: running it to update the pre-tool hook must not
+// switch the audit trail off.
+func (a agent) edit(doc *object, add []entry, uninstall bool) error {
 	hooks, err := doc.subObject("hooks")
 	if err != nil {
-		return nil, err
+		return err
 	}
-	managed := append([]string{a.pre}, a.observe...)
+	var managed []string
+	for _, e := range add {
+		if !slices.Contains(managed, e.event) {
+			managed = append(managed, e.event)
+		}
+	}
+	if uninstall {
+		managed = append([]string{a.pre}, a.observe...)
+	}
 	events := slices.Clone(managed)
 	if uninstall {
 		for _, ev := range hooks.keys {
@@ -313,14 +319,13 @@ func (a agent) edit(doc *object, add []entry, uninstall bool) ([]string, error) 
 			}
 		}
 	}
-	var removed []string
 	for _, ev := range events {
 		list, err := hooks.array(ev)
 		if err != nil {
 			if !slices.Contains(managed, ev) {
 				continue // not a list of hooks: nothing of ours is in it
 			}
-			return nil, err
+			return err
 		}
 		var kept []json.RawMessage
 		ours := false
@@ -334,7 +339,6 @@ func (a agent) edit(doc *object, add []entry, uninstall bool) ([]string, error) 
 		if !ours {
 			continue
 		}
-		removed = append(removed, ev)
 		if len(kept) > 0 {
 			hooks.set(ev, mustRaw(kept))
 		} else {
@@ -358,18 +362,7 @@ func (a agent) edit(doc *object, add []entry, uninstall bool) ([]string, error) 
 	if _, had := doc.get("hooks"); had || len(hooks.keys) > 0 {
 		doc.set("hooks", mustRaw(hooks))
 	}
-	return removed, nil
-}
-
-// except returns the elements of a that are not in b.
-func except(a, b []string) []string {
-	var out []string
-	for _, s := range a {
-		if !slices.Contains(b, s) {
-			out = append(out, s)
-		}
-	}
-	return out
+	return nil
 }
 
 // strip returns item minus our handlers, and whether it held any: nil

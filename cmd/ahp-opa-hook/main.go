@@ -198,8 +198,10 @@ func serveAHP(o options) error {
 	a := &daemon.AHP{Timeout: o.timeout, Stderr: os.Stderr}
 	full, ferr := findFull()
 	if ferr == nil {
-		// One message at a time: answers in input order, as the daemon gives them.
-		args := append([]string{"serve", "--stdio", "--concurrency", "1"}, o.policyArgs()...)
+		// One message at a time: answers in input order, as the daemon
+		// gives them. No HTTP binding, whatever the configuration says: its
+		// port may be taken by the user's own server.
+		args := append([]string{"serve", "--stdio", "--http=", "--concurrency", "1"}, o.policyArgs()...)
 		a.Fallback = daemon.ExecServe(full, args, os.Stderr)
 	} else {
 		a.FallbackErr = ferr

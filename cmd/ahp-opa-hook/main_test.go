@@ -201,8 +201,8 @@ esac
 	rt := t.TempDir()
 	in := `{"id":1}` + "\n" + `{"id":2}` + "\n"
 	out, serr, code := runAHP(t, hook, rt, in, "--policy", "/p.rego")
-	want := `{"serve":"--stdio --concurrency 1 --policy /p.rego","line":{"id":1}}` + "\n" +
-		`{"serve":"--stdio --concurrency 1 --policy /p.rego","line":{"id":2}}` + "\n"
+	want := `{"serve":"--stdio --http= --concurrency 1 --policy /p.rego","line":{"id":1}}` + "\n" +
+		`{"serve":"--stdio --http= --concurrency 1 --policy /p.rego","line":{"id":2}}` + "\n"
 	if code != 0 || out != want {
 		t.Errorf("fallback: %q %q %d", out, serr, code)
 	}

@@ -155,7 +155,7 @@ func (w *warmDecisions) get(ctx context.Context) (*decisions, *transport.Stdio, 
 	select {
 	case <-done:
 	case <-ctx.Done():
-		return nil, nil, ctx.Err()
+		return nil, nil, fmt.Errorf("the decision daemon is still loading the policy: %w", ctx.Err())
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
