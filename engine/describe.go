@@ -31,10 +31,7 @@ var copiers = []string{"cp", "scp", "rsync"}
 // DescribeEvent describes a call from its event alone, for when the input
 // the policy evaluated lacks the parts (enrich.Describe) that tell.
 func DescribeEvent(event ast.Object) CallFacts {
-	full := ast.NewObject()
-	event.Foreach(func(k, v *ast.Term) { full.Insert(k, v) })
-	full.Insert(ast.InternedTerm(InputKey), ast.NewTerm(enrich.Enrich(event, InputOptions{}, enrich.Describe).Object))
-	return DescribeCall(full)
+	return DescribeCall(inputWith(event, InputOptions{}, enrich.Describe))
 }
 
 // DescribeCall reads what a call touches from input, the value Judge

@@ -53,8 +53,14 @@ func ahpObject(input ast.Value) ast.Object {
 // FullInput returns the policy input for an event with every part of
 // input.ahp but the session facts. The event is not modified.
 func FullInput(event ast.Object, opts InputOptions) ast.Object {
-	full := ast.NewObject()
-	event.Foreach(func(k, v *ast.Term) { full.Insert(k, v) })
-	full.Insert(ast.InternedTerm(InputKey), ast.NewTerm(enrich.Enrich(event, opts, enrich.All).Object))
-	return full
+	return inputWith(event, opts, enrich.All)
+}
+
+// inputWith returns the policy input for an event with the given parts of
+// input.ahp.
+func inputWith(event ast.Object, opts InputOptions, parts enrich.Parts) ast.Object {
+	in := ast.NewObject()
+	event.Foreach(func(k, v *ast.Term) { in.Insert(k, v) })
+	in.Insert(ast.InternedTerm(InputKey), ast.NewTerm(enrich.Enrich(event, opts, parts).Object))
+	return in
 }
