@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ahp-opa/ahp-opa/internal/longtest"
 )
 
 // TestMain lets the test binary play the processes under test: with
@@ -51,13 +53,17 @@ func TestRunProcesses(t *testing.T) {
 		name   string
 		target Target
 		fake   string
+		long   bool // a process per request: about 20 starts of this test binary
 	}{
-		{"stdio", Target{Protocol: AHP, Transport: Stdio, Command: []string{self}}, "ahp"},
-		{"per_event", Target{Protocol: AHP, Transport: PerEvent, Command: []string{self}}, "ahp"},
-		{"opa eval", Target{Protocol: OPA, Transport: PerEvent, Command: []string{self}}, "opa-eval"},
+		{"stdio", Target{Protocol: AHP, Transport: Stdio, Command: []string{self}}, "ahp", false},
+		{"per_event", Target{Protocol: AHP, Transport: PerEvent, Command: []string{self}}, "ahp", true},
+		{"opa eval", Target{Protocol: OPA, Transport: PerEvent, Command: []string{self}}, "opa-eval", true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			if tt.long {
+				longtest.Require(t)
+			}
 			t.Setenv("BENCH_FAKE", tt.fake)
 			r, err := Run(context.Background(), tt.target, Options{Conns: 2, Requests: 6, Event: testEvent, Deny: true})
 			if err != nil || r.Errors != 0 || r.Requests != 6 {

@@ -17,6 +17,7 @@ import (
 	oparego "github.com/open-policy-agent/opa/v1/rego"
 
 	"github.com/ahp-opa/ahp-opa/enrich"
+	"github.com/ahp-opa/ahp-opa/internal/longtest"
 	"github.com/ahp-opa/ahp-opa/rego"
 )
 
@@ -38,6 +39,11 @@ const (
 // TestFixturesUpToDate fails when a Rego test uses an event whose
 // enrichment is not recorded, or was recorded by an older parser.
 func TestFixturesUpToDate(t *testing.T) {
+	if !*update {
+		// Regenerating every fixture is the package's slowest test; the
+		// rego suites that read the fixtures run in the quick run too.
+		longtest.Require(t)
+	}
 	t.Parallel()
 	got := generateFixtures(t)
 	if *update {

@@ -14,6 +14,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/ahp-opa/ahp-opa/internal/longtest"
 	"github.com/ahp-opa/ahp-opa/internal/sharedtest"
 )
 
@@ -77,8 +78,10 @@ func runMain(m *testing.M) int {
 	return runWithShared(m)
 }
 
-// buildCommand builds cmd/NAME (with -race when the tests run with it)
-// and returns a private copy in dir.
+// buildCommand builds cmd/NAME and returns a private copy in dir. The
+// binary is race-enabled when the tests run with -race and the long tests
+// are on (CI): a race-enabled start costs several times more CPU, and the
+// quick run starts about a hundred of them.
 //
 // The build goes to a cache folder first: go build does not relink a
 // target that is already up to date, which saves a race-enabled link
@@ -88,7 +91,7 @@ func runMain(m *testing.M) int {
 func buildCommand(dir, command string) (string, error) {
 	name := command
 	args := []string{"build"}
-	if raceEnabled {
+	if raceEnabled && longtest.Enabled() {
 		name += "-race"
 		args = append(args, "-race")
 	}
