@@ -81,15 +81,6 @@ pids+=($!)
 	--ignore '*_test.rego' "$policy" >"$work/opa.log" 2>&1 &
 pids+=($!)
 
-ready() { # url: wait at most 20 s for a 200
-	for _ in $(seq 200); do
-		curl -sf -o /dev/null "$1" && return 0
-		sleep 0.1
-	done
-	echo "not ready: $1" >&2
-	cat "$work"/*.log >&2
-	return 1
-}
 ready "http://127.0.0.1:$ahp_port/readyz"
 ready "http://127.0.0.1:$opa_port/health?bundles"
 

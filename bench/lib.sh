@@ -36,4 +36,16 @@ for port in "$ahp_port" "$opa_port"; do
 	fi
 done
 
+# ready waits at most 20 s for url to answer 200, and shows the servers'
+# logs when it does not.
+ready() { # url
+	for _ in $(seq 200); do
+		curl -sf -o /dev/null "$1" && return 0
+		sleep 0.1
+	done
+	echo "not ready: $1" >&2
+	cat "$work"/*.log >&2
+	return 1
+}
+
 opa_version=$(cd "$root" && go list -m -f '{{.Version}}' github.com/open-policy-agent/opa)
