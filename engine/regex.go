@@ -88,7 +88,10 @@ func containsAny(s string, lits []string) bool {
 }
 
 // Bounds of the prefilter: a few clauses decide nearly every miss, and a
-// clause with many alternatives costs more to test than it saves.
+// clause with many alternatives costs more to test than it saves. maxAnyOf
+// bounds the alternatives an alternation or a character class adds;
+// spellings listed exactly (maxExact, e.g. the 16 of a case-folded
+// four-letter word) may give a clause up to maxExact.
 const (
 	maxClauses = 4
 	maxAnyOf   = 8
@@ -133,6 +136,7 @@ type facts struct {
 	need  [][]string
 }
 
+// maxExact bounds the strings an exact set lists.
 const maxExact = 16
 
 func analyse(re *syntax.Regexp) facts {
