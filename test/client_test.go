@@ -148,15 +148,7 @@ func sameBytes(t *testing.T, serve, client onceResult) {
 // and the retry cache evolve alike on both sides.
 func TestClientConformanceFixtures(t *testing.T) {
 	t.Parallel()
-	var fixtures []fixture
-	for _, f := range loadIndex(t) {
-		if f.Role == "request" || f.Role == "notification" {
-			fixtures = append(fixtures, f)
-		}
-	}
-	if len(fixtures) == 0 {
-		t.Fatal("INDEX.json lists no request or notification fixture")
-	}
+	fixtures := messageFixtures(t)
 	serve := startSerial(t)
 	c := newClient(t)
 	for _, f := range fixtures {

@@ -339,15 +339,7 @@ func advertisedBy(t *testing.T, f fixture) []string {
 //     replies must equal the persistent ones (B-DUP-1).
 func TestConformanceFixtures(t *testing.T) {
 	t.Parallel()
-	var fixtures []fixture
-	for _, f := range loadIndex(t) {
-		if f.Role == "request" || f.Role == "notification" {
-			fixtures = append(fixtures, f)
-		}
-	}
-	if len(fixtures) == 0 {
-		t.Fatal("INDEX.json lists no request or notification fixture")
-	}
+	fixtures := messageFixtures(t)
 	input := func(t *testing.T, f fixture) string { return strings.Join(f.messages(t), "\n") + "\n" }
 	check := func(t *testing.T, f fixture, replies []*reply) {
 		t.Helper()
@@ -437,4 +429,20 @@ func sameReplies(t *testing.T, want, got []*reply) {
 			t.Errorf("same input answered differently (B-DUP-1):\n first: %s\n again: %s", want[i].line, got[i].line)
 		}
 	}
+}
+
+// messageFixtures returns the request and notification fixtures of
+// INDEX.json: what a harness sends.
+func messageFixtures(t *testing.T) []fixture {
+	t.Helper()
+	var fixtures []fixture
+	for _, f := range loadIndex(t) {
+		if f.Role == "request" || f.Role == "notification" {
+			fixtures = append(fixtures, f)
+		}
+	}
+	if len(fixtures) == 0 {
+		t.Fatal("INDEX.json lists no request or notification fixture")
+	}
+	return fixtures
 }

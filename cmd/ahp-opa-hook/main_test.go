@@ -95,11 +95,19 @@ func buildHook(t *testing.T, fullScript string) string {
 	return filepath.Join(dir, "ahp-opa-hook")
 }
 
+// runHook runs the hook client with a Claude Code payload on stdin.
 func runHook(t *testing.T, hook, runtime string, args ...string) (string, string, int) {
+	t.Helper()
+	return runClient(t, hook, runtime, `{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"ls"}}`, args...)
+}
+
+// runClient runs the hook client in a private runtime dir and returns its
+// stdout, stderr and exit status.
+func runClient(t *testing.T, hook, runtime, stdin string, args ...string) (string, string, int) {
 	t.Helper()
 	cmd := exec.Command(hook, args...)
 	cmd.Env = []string{"XDG_RUNTIME_DIR=" + runtime, "PATH=/usr/bin:/bin"}
-	cmd.Stdin = strings.NewReader(`{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"ls"}}`)
+	cmd.Stdin = strings.NewReader(stdin)
 	var out, serr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &serr
 	err := cmd.Run()
@@ -171,21 +179,10 @@ func TestFailsClosed(t *testing.T) {
 	}
 }
 
+// runAHP runs the client as a per_event AHP backend.
 func runAHP(t *testing.T, hook, runtime, stdin string, args ...string) (string, string, int) {
 	t.Helper()
-	cmd := exec.Command(hook, append(args, "ahp")...)
-	cmd.Env = []string{"XDG_RUNTIME_DIR=" + runtime, "PATH=/usr/bin:/bin"}
-	cmd.Stdin = strings.NewReader(stdin)
-	var out, serr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &serr
-	err := cmd.Run()
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatal(err)
-	}
-	return out.String(), serr.String(), code
+	return runClient(t, hook, runtime, stdin, append(args, "ahp")...)
 }
 
 // TestAHPFallback: when the daemon cannot start, the input goes to
