@@ -1,6 +1,7 @@
 package transport
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -183,6 +184,70 @@ func TestStdioCancelAnswersInFlight(t *testing.T) {
 	}
 }
 
+// firstHeld holds the decision of event e1 until release is closed and
+// answers every other at once.
+type firstHeld struct {
+	held    chan struct{} // closed when e1's decision has begun
+	release chan struct{}
+}
+
+func (f *firstHeld) Intercept(_ context.Context, req *InterceptRequest) (*InterceptResult, error) {
+	if req.Event.ID == "e1" {
+		close(f.held)
+		<-f.release
+	}
+	return NewResult(), nil
+}
+
+// TestStdioConcurrentRequests: with concurrency 2, a request sent while
+// another is being decided gets the other worker and is answered first,
+// whether it was pipelined behind the first (buffered with it) or sent
+// alone once the first decision had begun (the worker deciding hands on
+// its turn at reading after passTurnAfter). With one worker the second
+// would wait for the first, and this test would hang.
+func TestStdioConcurrentRequests(t *testing.T) {
+	e1 := request(`"e1"`, validEvent, `{"effects":["deny"]}`)
+	e2 := request(`"e2"`, strings.Replace(validEvent, `"id":"e1"`, `"id":"e2"`, 1), `{"effects":["deny"]}`)
+	for _, pipelined := range []bool{true, false} {
+		t.Run(fmt.Sprintf("pipelined=%v", pipelined), func(t *testing.T) {
+			f := &firstHeld{held: make(chan struct{}), release: make(chan struct{})}
+			s := &Stdio{Server: &Server{Interceptor: f}, Concurrency: 2}
+			inR, inW := io.Pipe()
+			outR, outW := io.Pipe()
+			done := make(chan error, 1)
+			go func() {
+				done <- s.Serve(context.Background(), inR, outW)
+				outW.Close()
+			}()
+			if pipelined {
+				fmt.Fprint(inW, e1+"\n"+e2+"\n") // one write: both lines buffered at once
+			} else {
+				fmt.Fprintln(inW, e1)
+				<-f.held
+				fmt.Fprintln(inW, e2)
+			}
+			replies := bufio.NewScanner(outR)
+			if !replies.Scan() {
+				t.Fatalf("no reply: %v", replies.Err())
+			}
+			if id, _ := replyID(t, replies.Text()); id != `"e2"` {
+				t.Fatalf("first reply is for %s, want e2 while e1 is still being decided", id)
+			}
+			close(f.release)
+			if !replies.Scan() {
+				t.Fatalf("no second reply: %v", replies.Err())
+			}
+			if id, _ := replyID(t, replies.Text()); id != `"e1"` {
+				t.Fatalf("second reply is for %s, want e1", id)
+			}
+			inW.Close()
+			if err := <-done; err != nil {
+				t.Fatalf("Serve: %v", err)
+			}
+		})
+	}
+}
+
 func TestStdioWriteFailure(t *testing.T) {
 	s := newStdio()
 	in := strings.Repeat(request(`"e1"`, validEvent, `{"effects":["deny"]}`)+"\n", 3)
@@ -218,19 +283,25 @@ func FuzzReadLines(f *testing.F) {
 				want = append(want, trimmed)
 			}
 		}
-		lines := make(chan line)
 		var got []string
 		gotTooLong := 0
-		go func() {
-			defer close(lines)
-			readLines(context.Background(), strings.NewReader(string(data)), limit, lines)
-		}()
-		for l := range lines {
+		lr := newLineReader(strings.NewReader(string(data)), limit)
+		for {
+			l, err := lr.next()
+			if err != nil {
+				if err != io.EOF {
+					t.Fatalf("next: %v", err)
+				}
+				break
+			}
 			if l.tooLong {
 				gotTooLong++
 			} else {
 				got = append(got, string(*l.data))
 			}
+		}
+		if _, err := lr.next(); err != io.EOF {
+			t.Fatalf("next after the end = %v, want io.EOF again", err)
 		}
 		if gotTooLong != tooLong || strings.Join(got, "\n") != strings.Join(want, "\n") {
 			t.Fatalf("lines %q (%d too long), want %q (%d too long)", got, gotTooLong, want, tooLong)
