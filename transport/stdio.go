@@ -95,22 +95,36 @@ type stdioSession struct {
 	inflight sync.WaitGroup
 
 	endOnce sync.Once
-	ended   chan struct{} // closed at EOF, a read error or a write error
+	ended   chan struct{} // closed at EOF, a read error, or when a worker going to read finds a write failed
 }
 
 // passTurnAfter is how long a decision keeps the turn at reading before a
-// request sent meanwhile gets another worker: the longest a concurrent
-// request waits for a free worker. Most decisions take well under it.
+// request sent meanwhile gets another worker: about the longest a
+// concurrent request waits for a free worker (plus timer and scheduling
+// delay). Most decisions take well under it.
 const passTurnAfter = time.Millisecond
 
 func (ss *stdioSession) work() {
 	var pass *time.Timer // passes the turn on when a decision runs long
 	ss.reading.Lock()
 	for {
+		if ss.isStopping() {
+			// Serve has returned: leave the input unread.
+			ss.reading.Unlock()
+			return
+		}
 		var l line
 		err := ss.out.err()
 		if err == nil {
 			l, err = ss.in.next()
+		}
+		if err == nil {
+			// A write may have failed while this worker waited at the
+			// pipe: its line would be decided for nobody.
+			err = ss.out.err()
+			if err != nil {
+				l.release()
+			}
 		}
 		if err != nil {
 			ss.reading.Unlock()
@@ -174,6 +188,12 @@ func (ss *stdioSession) passTurn() {
 	}
 	ss.mu.Unlock()
 	ss.reading.Unlock()
+}
+
+func (ss *stdioSession) isStopping() bool {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	return ss.stopping
 }
 
 // stop drops lines read from now on and waits for those being answered.

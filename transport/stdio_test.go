@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -245,6 +246,71 @@ func TestStdioConcurrentRequests(t *testing.T) {
 				t.Fatalf("Serve: %v", err)
 			}
 		})
+	}
+}
+
+// readEntered tells entered each time a Read begins.
+type readEntered struct {
+	r       io.Reader
+	entered chan<- struct{}
+}
+
+func (r readEntered) Read(p []byte) (int, error) {
+	r.entered <- struct{}{}
+	return r.r.Read(p)
+}
+
+// writeFailing fails every write and tells attempted.
+type writeFailing struct{ attempted chan<- struct{} }
+
+func (w writeFailing) Write([]byte) (int, error) {
+	w.attempted <- struct{}{}
+	return 0, errBrokenPipe
+}
+
+type interceptorFunc func(context.Context, *InterceptRequest) (*InterceptResult, error)
+
+func (f interceptorFunc) Intercept(ctx context.Context, req *InterceptRequest) (*InterceptResult, error) {
+	return f(ctx, req)
+}
+
+// countingInterceptor counts decisions.
+type countingInterceptor struct{ n atomic.Int64 }
+
+func (c *countingInterceptor) Intercept(context.Context, *InterceptRequest) (*InterceptResult, error) {
+	c.n.Add(1)
+	return NewResult(), nil
+}
+
+// TestStdioNoDecisionAfterWriteFailure: a line that reaches the worker
+// waiting at the pipe after another worker's reply could not be written
+// is not decided: its answer could reach nobody.
+func TestStdioNoDecisionAfterWriteFailure(t *testing.T) {
+	held := &firstHeld{held: make(chan struct{}), release: make(chan struct{})}
+	counted := &countingInterceptor{}
+	both := interceptorFunc(func(ctx context.Context, req *InterceptRequest) (*InterceptResult, error) {
+		counted.Intercept(ctx, req)
+		return held.Intercept(ctx, req)
+	})
+	s := &Stdio{Server: &Server{Interceptor: both}, Concurrency: 2}
+	pr, pw := io.Pipe()
+	defer pw.Close()
+	reads, writes := make(chan struct{}, 8), make(chan struct{}, 8)
+	done := make(chan error, 1)
+	go func() { done <- s.Serve(context.Background(), readEntered{pr, reads}, writeFailing{writes}) }()
+
+	go fmt.Fprintln(pw, request(`"e1"`, validEvent, `{"effects":["deny"]}`))
+	<-reads
+	<-held.held
+	<-reads // e1 is being decided and the turn has passed: another worker waits at the pipe
+	close(held.release)
+	<-writes // e1's reply failed
+	fmt.Fprintln(pw, request(`"e2"`, strings.Replace(validEvent, `"id":"e1"`, `"id":"e2"`, 1), `{"effects":["deny"]}`))
+	if err := <-done; !errors.Is(err, errBrokenPipe) {
+		t.Fatalf("Serve = %v, want the write error", err)
+	}
+	if n := counted.n.Load(); n != 1 {
+		t.Errorf("%d decisions, want 1: e2 was decided after the output failed", n)
 	}
 }
 
