@@ -141,7 +141,7 @@ func (ss *stdioSession) work() {
 		held, timed := true, false
 		switch {
 		case ss.workers == 1: // nobody else could read meanwhile
-		case ss.in.br.Buffered() > 0:
+		case ss.in.pending():
 			ss.passTurn()
 			held = false
 		case pass == nil:
@@ -297,6 +297,10 @@ func (lr *lineReader) next() (line, error) {
 	}
 	return line{}, lr.err
 }
+
+// pending says whether more input is already buffered: the harness has
+// sent another line, or part of one.
+func (lr *lineReader) pending() bool { return lr.br.Buffered() > 0 }
 
 // readLine reads one line, blank or not; ok says whether it is to be
 // answered.
