@@ -6,7 +6,7 @@ import (
 
 	"github.com/open-policy-agent/opa/v1/ast"
 
-	"github.com/ahp-opa/ahp-opa/redact"
+	"github.com/ahp-opa/ahp-opa/internal/redact"
 	"github.com/ahp-opa/ahp-opa/transport"
 )
 

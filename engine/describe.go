@@ -6,7 +6,7 @@ import (
 
 	"github.com/open-policy-agent/opa/v1/ast"
 
-	"github.com/ahp-opa/ahp-opa/enrich"
+	"github.com/ahp-opa/ahp-opa/internal/enrich"
 )
 
 // CallFacts summarises what one tool call touches, read from its enriched

@@ -3,7 +3,7 @@ package engine
 import (
 	"github.com/open-policy-agent/opa/v1/ast"
 
-	"github.com/ahp-opa/ahp-opa/enrich"
+	"github.com/ahp-opa/ahp-opa/internal/enrich"
 )
 
 // InputKey is the key of the policy input under which ahp-opa adds what it

@@ -9,8 +9,8 @@ import (
 
 	"github.com/open-policy-agent/opa/v1/ast"
 
-	"github.com/ahp-opa/ahp-opa/enrich"
-	"github.com/ahp-opa/ahp-opa/redact"
+	"github.com/ahp-opa/ahp-opa/internal/enrich"
+	"github.com/ahp-opa/ahp-opa/internal/redact"
 	"github.com/ahp-opa/ahp-opa/transport"
 )
 

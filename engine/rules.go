@@ -15,7 +15,7 @@ import (
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/topdown"
 
-	"github.com/ahp-opa/ahp-opa/redact"
+	"github.com/ahp-opa/ahp-opa/internal/redact"
 )
 
 // This file is the layer between what the rules produced and what the

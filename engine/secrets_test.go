@@ -2,7 +2,7 @@ package engine
 
 import (
 	"context"
-	"github.com/ahp-opa/ahp-opa/enrich"
+	"github.com/ahp-opa/ahp-opa/internal/enrich"
 	"slices"
 	"strings"
 	"testing"

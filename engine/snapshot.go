@@ -16,7 +16,7 @@ import (
 	"github.com/open-policy-agent/opa/v1/topdown"
 
 	"github.com/ahp-opa/ahp-opa/bundles"
-	"github.com/ahp-opa/ahp-opa/enrich"
+	"github.com/ahp-opa/ahp-opa/internal/enrich"
 )
 
 // DecisionRoot is where decision rules live: the event type tool.before read

@@ -14,9 +14,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ahp-opa/ahp-opa/adapters"
 	"github.com/ahp-opa/ahp-opa/bundles"
 	"github.com/ahp-opa/ahp-opa/engine"
+	"github.com/ahp-opa/ahp-opa/internal/adapters"
 	"github.com/ahp-opa/ahp-opa/internal/longtest"
 )
 

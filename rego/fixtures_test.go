@@ -16,7 +16,7 @@ import (
 	"github.com/open-policy-agent/opa/v1/format"
 	oparego "github.com/open-policy-agent/opa/v1/rego"
 
-	"github.com/ahp-opa/ahp-opa/enrich"
+	"github.com/ahp-opa/ahp-opa/internal/enrich"
 	"github.com/ahp-opa/ahp-opa/internal/longtest"
 	"github.com/ahp-opa/ahp-opa/rego"
 )

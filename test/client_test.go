@@ -11,7 +11,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/ahp-opa/ahp-opa/daemon"
+	"github.com/ahp-opa/ahp-opa/internal/daemon"
 )
 
 // The per_event client: `ahp-opa-hook ahp` relays each message to the warm

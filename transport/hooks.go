@@ -10,7 +10,7 @@ import (
 
 	"github.com/open-policy-agent/opa/v1/ast"
 
-	"github.com/ahp-opa/ahp-opa/adapters"
+	"github.com/ahp-opa/ahp-opa/internal/adapters"
 )
 
 // HookPathPrefix starts the path of the native hook endpoints: POST

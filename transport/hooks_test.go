@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ahp-opa/ahp-opa/adapters"
+	"github.com/ahp-opa/ahp-opa/internal/adapters"
 )
 
 // claudePayload is a Claude Code PreToolUse payload for a tool named tool.

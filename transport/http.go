@@ -22,7 +22,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/ahp-opa/ahp-opa/adapters"
+	"github.com/ahp-opa/ahp-opa/internal/adapters"
 )
 
 // HTTP binding defaults.

@@ -24,8 +24,8 @@ import (
 	"slices"
 	"time"
 
-	"github.com/ahp-opa/ahp-opa/adapters"
-	"github.com/ahp-opa/ahp-opa/daemon"
+	"github.com/ahp-opa/ahp-opa/internal/adapters"
+	"github.com/ahp-opa/ahp-opa/internal/daemon"
 )
 
 type options struct {

@@ -14,10 +14,10 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/ahp-opa/ahp-opa/adapters"
-	"github.com/ahp-opa/ahp-opa/audit"
-	"github.com/ahp-opa/ahp-opa/daemon"
-	"github.com/ahp-opa/ahp-opa/daemon/server"
+	"github.com/ahp-opa/ahp-opa/internal/adapters"
+	"github.com/ahp-opa/ahp-opa/internal/audit"
+	"github.com/ahp-opa/ahp-opa/internal/daemon"
+	"github.com/ahp-opa/ahp-opa/internal/daemon/server"
 	"github.com/ahp-opa/ahp-opa/transport"
 )
 

@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ahp-opa/ahp-opa/adapters"
-	"github.com/ahp-opa/ahp-opa/daemon"
+	"github.com/ahp-opa/ahp-opa/internal/adapters"
+	"github.com/ahp-opa/ahp-opa/internal/daemon"
 )
 
 // runDaemon runs the daemon command with args on a socket in a private

@@ -4,10 +4,10 @@ import (
 	"context"
 	"log/slog"
 
-	"github.com/ahp-opa/ahp-opa/audit"
 	"github.com/ahp-opa/ahp-opa/bundles"
 	"github.com/ahp-opa/ahp-opa/engine"
-	"github.com/ahp-opa/ahp-opa/metrics"
+	"github.com/ahp-opa/ahp-opa/internal/audit"
+	"github.com/ahp-opa/ahp-opa/internal/metrics"
 	"github.com/ahp-opa/ahp-opa/transport"
 )
 

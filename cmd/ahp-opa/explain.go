@@ -15,7 +15,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/ahp-opa/ahp-opa/engine"
-	"github.com/ahp-opa/ahp-opa/redact"
+	"github.com/ahp-opa/ahp-opa/internal/redact"
 	"github.com/ahp-opa/ahp-opa/transport"
 )
 

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ahp-opa/ahp-opa/adapters"
+	"github.com/ahp-opa/ahp-opa/internal/adapters"
 )
 
 // hookPayloads is a pre-tool payload per agent that reads a private key.

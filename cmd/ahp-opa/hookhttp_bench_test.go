@@ -11,9 +11,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ahp-opa/ahp-opa/adapters"
-	"github.com/ahp-opa/ahp-opa/audit"
-	"github.com/ahp-opa/ahp-opa/metrics"
+	"github.com/ahp-opa/ahp-opa/internal/adapters"
+	"github.com/ahp-opa/ahp-opa/internal/audit"
+	"github.com/ahp-opa/ahp-opa/internal/metrics"
 	"github.com/ahp-opa/ahp-opa/transport"
 )
 

@@ -13,12 +13,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ahp-opa/ahp-opa/adapters"
-	"github.com/ahp-opa/ahp-opa/audit"
-	"github.com/ahp-opa/ahp-opa/daemon"
 	"github.com/ahp-opa/ahp-opa/engine"
+	"github.com/ahp-opa/ahp-opa/internal/adapters"
+	"github.com/ahp-opa/ahp-opa/internal/audit"
+	"github.com/ahp-opa/ahp-opa/internal/daemon"
+	"github.com/ahp-opa/ahp-opa/internal/metrics"
 	"github.com/ahp-opa/ahp-opa/internal/sharedtest"
-	"github.com/ahp-opa/ahp-opa/metrics"
 	"github.com/ahp-opa/ahp-opa/transport"
 )
 

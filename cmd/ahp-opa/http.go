@@ -15,8 +15,8 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/ahp-opa/ahp-opa/engine"
+	"github.com/ahp-opa/ahp-opa/internal/metrics"
 	"github.com/ahp-opa/ahp-opa/internal/pathread"
-	"github.com/ahp-opa/ahp-opa/metrics"
 	"github.com/ahp-opa/ahp-opa/transport"
 )
 

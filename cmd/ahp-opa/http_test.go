@@ -17,7 +17,7 @@ import (
 
 	"github.com/ahp-opa/ahp-opa/bundles"
 	"github.com/ahp-opa/ahp-opa/engine"
-	"github.com/ahp-opa/ahp-opa/metrics"
+	"github.com/ahp-opa/ahp-opa/internal/metrics"
 	"github.com/ahp-opa/ahp-opa/transport"
 )
 

@@ -9,8 +9,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/ahp-opa/ahp-opa/adapters"
-	"github.com/ahp-opa/ahp-opa/install"
+	"github.com/ahp-opa/ahp-opa/internal/adapters"
+	"github.com/ahp-opa/ahp-opa/internal/install"
 )
 
 func installCommand() *cobra.Command {

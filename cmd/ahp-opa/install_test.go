@@ -9,9 +9,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ahp-opa/ahp-opa/adapters"
-	"github.com/ahp-opa/ahp-opa/audit"
-	"github.com/ahp-opa/ahp-opa/install"
+	"github.com/ahp-opa/ahp-opa/internal/adapters"
+	"github.com/ahp-opa/ahp-opa/internal/audit"
+	"github.com/ahp-opa/ahp-opa/internal/install"
 )
 
 func runInstall(t *testing.T, args ...string) (string, error) {

@@ -9,7 +9,7 @@ import (
 
 	"github.com/lmittmann/tint"
 
-	"github.com/ahp-opa/ahp-opa/redact"
+	"github.com/ahp-opa/ahp-opa/internal/redact"
 )
 
 // newLogger writes to w, which is always stderr in the binary: stdout

@@ -11,7 +11,7 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/ahp-opa/ahp-opa/audit"
+	"github.com/ahp-opa/ahp-opa/internal/audit"
 	"github.com/ahp-opa/ahp-opa/internal/pathread"
 	"github.com/ahp-opa/ahp-opa/internal/treetest"
 )

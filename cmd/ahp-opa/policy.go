@@ -14,8 +14,8 @@ import (
 	"github.com/ahp-opa/ahp-opa/bundles"
 	"github.com/ahp-opa/ahp-opa/bundles/remote"
 	"github.com/ahp-opa/ahp-opa/engine"
+	"github.com/ahp-opa/ahp-opa/internal/metrics"
 	"github.com/ahp-opa/ahp-opa/internal/pathread"
-	"github.com/ahp-opa/ahp-opa/metrics"
 )
 
 // PolicySources configures where policies come from besides --policy, and

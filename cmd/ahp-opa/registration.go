@@ -14,8 +14,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/ahp-opa/ahp-opa/daemon"
 	"github.com/ahp-opa/ahp-opa/engine"
+	"github.com/ahp-opa/ahp-opa/internal/daemon"
 	"github.com/ahp-opa/ahp-opa/transport"
 )
 

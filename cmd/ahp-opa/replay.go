@@ -8,8 +8,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/ahp-opa/ahp-opa/audit"
-	"github.com/ahp-opa/ahp-opa/rollout"
+	"github.com/ahp-opa/ahp-opa/internal/audit"
+	"github.com/ahp-opa/ahp-opa/internal/rollout"
 )
 
 // exitChanged is replay's exit status when decisions changed, so that a CI

@@ -14,11 +14,11 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/ahp-opa/ahp-opa/adapters"
-	"github.com/ahp-opa/ahp-opa/audit"
 	"github.com/ahp-opa/ahp-opa/bundles/remote"
 	"github.com/ahp-opa/ahp-opa/engine"
-	"github.com/ahp-opa/ahp-opa/rollout"
+	"github.com/ahp-opa/ahp-opa/internal/adapters"
+	"github.com/ahp-opa/ahp-opa/internal/audit"
+	"github.com/ahp-opa/ahp-opa/internal/rollout"
 	"github.com/ahp-opa/ahp-opa/transport"
 )
 

@@ -1,0 +1,95 @@
+package enrich
+
+import (
+	"github.com/open-policy-agent/opa/v1/ast"
+
+	"github.com/ahp-opa/ahp-opa/internal/secretscan"
+	"github.com/ahp-opa/ahp-opa/internal/shell"
+)
+
+// maxSecretFindings bounds the live findings of input.ahp.secrets, and
+// separately its placeholders: one finding is enough to deny, and a file
+// of a million stand-ins must not make a million objects.
+const maxSecretFindings = 64
+
+// ContentKeys are the input fields in which file tools carry the text they
+// write; they are the library's tools._content_keys (a test keeps them
+// equal).
+var ContentKeys = []string{"content", "new_string", "new_str", "file_text", "code_edit", "text", "patch", "input", "diff", "new_source"}
+
+var (
+	keySecrets     = ast.StringTerm("secrets")
+	keyKind        = ast.StringTerm("kind")
+	keyField       = ast.StringTerm("field")
+	keyEdit        = ast.StringTerm("edit")
+	keyRedirect    = ast.StringTerm("redirect")
+	keyOffset      = ast.StringTerm("offset")
+	keyLength      = ast.StringTerm("length")
+	keyLine        = ast.StringTerm("line")
+	keyPlaceholder = ast.StringTerm("placeholder")
+)
+
+// secrets returns input.ahp.secrets: the secret shapes in the text a call
+// writes, with where each one is (never the secret). Only the fields that
+// carry written text are scanned: the content fields of file-write and
+// file-edit tools, and for a shell command its here-documents and the
+// arguments of echo and printf. Nil when there is none.
+func secrets(fam string, input ast.Object, cmds []shell.Command) *ast.Term {
+	// Live findings and placeholders have a budget each, so that stand-ins
+	// in one field cannot crowd out a live token in another.
+	var live, stand []*ast.Term
+	add := func(text string, where ...[2]*ast.Term) {
+		if len(live) >= maxSecretFindings && len(stand) >= maxSecretFindings {
+			return
+		}
+		for _, f := range secretscan.Scan(text, maxSecretFindings) {
+			if f.Placeholder && len(stand) >= maxSecretFindings || !f.Placeholder && len(live) >= maxSecretFindings {
+				continue
+			}
+			items := make([][2]*ast.Term, 0, len(where)+5)
+			items = append(items, [2]*ast.Term{keyKind, ast.StringTerm(f.Kind)})
+			items = append(items, where...)
+			items = append(items,
+				[2]*ast.Term{keyOffset, ast.InternedTerm(f.Offset)},
+				[2]*ast.Term{keyLength, ast.InternedTerm(f.Length)},
+				[2]*ast.Term{keyLine, ast.InternedTerm(f.Line)},
+			)
+			if f.Placeholder {
+				items = append(items, [2]*ast.Term{keyPlaceholder, termTrue})
+				stand = append(stand, ast.ObjectTerm(items...))
+			} else {
+				live = append(live, ast.ObjectTerm(items...))
+			}
+		}
+	}
+	switch fam {
+	case FamilyFileWrite, FamilyFileEdit:
+		for _, k := range ContentKeys {
+			if s, ok := text(input, k); ok {
+				add(s, [2]*ast.Term{keyField, ast.StringTerm(k)})
+			}
+		}
+		for i, e := range elems(input, "edits") {
+			e, _ := e.Value.(ast.Object)
+			if s, ok := text(e, "new_string"); ok {
+				add(s, [2]*ast.Term{keyField, ast.StringTerm("edits")}, [2]*ast.Term{keyEdit, ast.InternedTerm(i)})
+			}
+		}
+	case FamilyShell:
+		for i := range cmds {
+			c := &cmds[i]
+			for r, rd := range c.Redirects {
+				add(rd.Body, [2]*ast.Term{keyCommand, ast.InternedTerm(i)}, [2]*ast.Term{keyRedirect, ast.InternedTerm(r)})
+			}
+			if c.Name == "echo" || c.Name == "printf" {
+				for a, arg := range c.Args() {
+					add(arg, [2]*ast.Term{keyCommand, ast.InternedTerm(i)}, [2]*ast.Term{keyArg, ast.InternedTerm(a)})
+				}
+			}
+		}
+	}
+	if live == nil && stand == nil {
+		return nil
+	}
+	return ast.ArrayTerm(append(live, stand...)...)
+}

@@ -1,0 +1,513 @@
+package enrich
+
+import (
+	"maps"
+	"net/url"
+	"slices"
+	"strings"
+
+	"github.com/open-policy-agent/opa/v1/ast"
+
+	"github.com/ahp-opa/ahp-opa/internal/secretscan"
+)
+
+// Tool families: one rule written against a family covers every harness.
+const (
+	FamilyShell     = "shell"
+	FamilyFileRead  = "file_read"
+	FamilyFileWrite = "file_write"
+	FamilyFileEdit  = "file_edit"
+	FamilySearch    = "search"
+	FamilyFetch     = "fetch"
+	FamilyMCP       = "mcp"
+	FamilyTask      = "task"
+	FamilyOther     = "other"
+)
+
+// families maps the AHP tool.kind values, which win when present.
+var kindFamilies = map[string]string{
+	"shell": FamilyShell, "file_read": FamilyFileRead, "file_write": FamilyFileWrite,
+	"file_edit": FamilyFileEdit, "search": FamilySearch, "fetch": FamilyFetch,
+	"mcp": FamilyMCP, "task": FamilyTask,
+}
+
+// toolFamilies maps harness tool names, lower-cased, to families: Claude
+// Code, Codex, Gemini CLI, and the agents whose tool names are known to
+// share them (Copilot, Cursor, Cline, opencode).
+var toolFamilies = map[string]string{
+	// shell
+	"bash":              FamilyShell, // Claude Code, opencode
+	"run_shell_command": FamilyShell, // Gemini CLI
+	"shell":             FamilyShell, // Codex
+	"local_shell":       FamilyShell, // Codex
+	"exec_command":      FamilyShell, // Codex
+	"container.exec":    FamilyShell, // Codex
+	"run_in_terminal":   FamilyShell, // Copilot
+	"run_terminal_cmd":  FamilyShell, // Cursor
+	"execute_command":   FamilyShell, // Cline
+	"run_command":       FamilyShell,
+	"powershell":        FamilyShell,
+	// file_read
+	"read":            FamilyFileRead, // Claude Code, opencode
+	"read_file":       FamilyFileRead, // Gemini CLI, Codex, Cursor, Cline
+	"read_many_files": FamilyFileRead, // Gemini CLI
+	"view":            FamilyFileRead, // Codex, Copilot
+	"notebookread":    FamilyFileRead, // Claude Code
+	"view_image":      FamilyFileRead, // Codex
+	// file_write
+	"write":         FamilyFileWrite, // Claude Code, opencode
+	"write_file":    FamilyFileWrite, // Gemini CLI
+	"create_file":   FamilyFileWrite, // Copilot
+	"write_to_file": FamilyFileWrite, // Cline
+	// file_edit
+	"edit":                        FamilyFileEdit, // Claude Code, opencode
+	"multiedit":                   FamilyFileEdit, // Claude Code
+	"notebookedit":                FamilyFileEdit, // Claude Code
+	"replace":                     FamilyFileEdit, // Gemini CLI
+	"apply_patch":                 FamilyFileEdit, // Codex
+	"edit_file":                   FamilyFileEdit, // Cursor, Copilot
+	"replace_in_file":             FamilyFileEdit, // Cline
+	"insert_edit_into_file":       FamilyFileEdit, // Copilot
+	"str_replace_editor":          FamilyFileEdit,
+	"str_replace_based_edit_tool": FamilyFileEdit,
+	"delete_file":                 FamilyFileEdit, // Cursor
+	// search
+	"glob":                FamilySearch, // Claude Code, Gemini CLI
+	"grep":                FamilySearch, // Claude Code, opencode
+	"ls":                  FamilySearch, // Claude Code
+	"list_directory":      FamilySearch, // Gemini CLI
+	"search_file_content": FamilySearch, // Gemini CLI
+	"grep_search":         FamilySearch, // Cursor
+	"file_search":         FamilySearch, // Cursor
+	"codebase_search":     FamilySearch, // Cursor
+	"list_dir":            FamilySearch, // Cursor
+	"list_files":          FamilySearch, // Cline
+	"search_files":        FamilySearch, // Cline
+	"websearch":           FamilySearch, // Claude Code
+	"google_web_search":   FamilySearch, // Gemini CLI
+	"web_search":          FamilySearch, // Codex, Cursor
+	// fetch
+	"webfetch":       FamilyFetch, // Claude Code
+	"web_fetch":      FamilyFetch, // Gemini CLI
+	"fetch":          FamilyFetch, // opencode
+	"fetch_webpage":  FamilyFetch, // Copilot
+	"browser_action": FamilyFetch, // Cline
+	// task
+	"task":        FamilyTask, // Claude Code
+	"agent":       FamilyTask, // Claude Code
+	"spawn_agent": FamilyTask,
+}
+
+// family classifies a tool: its kind when it names a family, then MCP
+// origin or an mcp__server__tool name, then the name table.
+func family(name, kind, origin string) string {
+	if f, ok := kindFamilies[kind]; ok {
+		return f
+	}
+	if origin == "mcp" || strings.HasPrefix(name, "mcp__") {
+		return FamilyMCP
+	}
+	if f, ok := toolFamilies[strings.ToLower(name)]; ok {
+		return f
+	}
+	return FamilyOther
+}
+
+// mcpTool names the server and tool of an MCP call: from the AHP mcp
+// descriptor, or from a Claude Code style name mcp__server__tool.
+func mcpTool(name string, tool ast.Object) (server, toolName string) {
+	if d := object(tool, "mcp"); d != nil {
+		if s := object(d, "server"); s != nil {
+			server, _ = text(s, "name")
+			if server == "" {
+				server, _ = text(s, "id")
+			}
+		}
+		toolName, _ = text(d, "toolName")
+	}
+	if rest, ok := strings.CutPrefix(name, "mcp__"); ok && (server == "" || toolName == "") {
+		s, t, _ := strings.Cut(rest, "__")
+		if server == "" {
+			server = s
+		}
+		if toolName == "" {
+			toolName = t
+		}
+	}
+	if toolName == "" {
+		toolName = name
+	}
+	return server, toolName
+}
+
+// pathKeys are the input fields that name a file, in the harnesses known.
+var pathKeys = []string{"file_path", "path", "filePath", "absolute_path", "filename", "notebook_path", "target_file", "dir_path", "directory", "target", "source", "destination"}
+
+// globTools take a path pattern (Glob's pattern: "~/.aws/**").
+var globTools = map[string]bool{"glob": true}
+
+// pathListKeys are the input fields that hold lists of files.
+var pathListKeys = []string{"paths", "file_paths", "files"}
+
+// toolPaths returns the paths a file or search tool names, with the input
+// key each came from; tool is the lower-cased tool name.
+func toolPaths(tool string, input ast.Object) (keys, paths []string) {
+	if globTools[tool] {
+		if s, ok := text(input, "pattern"); ok && isPathPattern(s) {
+			keys, paths = append(keys, "pattern"), append(paths, s)
+		}
+	}
+	for _, k := range pathKeys {
+		if s, ok := text(input, k); ok && s != "" {
+			keys, paths = append(keys, k), append(paths, s)
+		}
+	}
+	for _, k := range pathListKeys {
+		for _, v := range elems(input, k) {
+			if s, ok := asText(v.Value); ok && s != "" {
+				keys, paths = append(keys, k), append(paths, s)
+			}
+		}
+	}
+	for _, e := range elems(input, "edits") {
+		if m, ok := e.Value.(ast.Object); ok {
+			if s, ok := text(m, "file_path"); ok && s != "" {
+				keys, paths = append(keys, "edits"), append(paths, s)
+			}
+		}
+	}
+	// Codex's apply_patch hook payload carries the envelope as command.
+	for _, k := range []string{"patch", "input", "command"} {
+		if s, ok := text(input, k); ok {
+			for _, p := range patchPaths(s) {
+				keys, paths = append(keys, k), append(paths, p)
+			}
+		}
+	}
+	return keys, paths
+}
+
+// isPathPattern reports whether a glob names a place of its own (~/…, /…)
+// rather than files under the tool's path.
+func isPathPattern(s string) bool {
+	return strings.HasPrefix(s, "~") || strings.HasPrefix(s, "/") || strings.HasPrefix(s, "$HOME")
+}
+
+// patchPaths lists the files a Codex apply_patch envelope touches.
+func patchPaths(patch string) []string {
+	if !strings.Contains(patch, "*** ") {
+		return nil
+	}
+	var out []string
+	for line := range strings.Lines(patch) {
+		line = strings.TrimRight(line, "\r\n")
+		for _, prefix := range []string{"*** Add File: ", "*** Update File: ", "*** Delete File: ", "*** Move to: "} {
+			if p, ok := strings.CutPrefix(line, prefix); ok && strings.TrimSpace(p) != "" {
+				out = append(out, strings.TrimSpace(p))
+			}
+		}
+	}
+	return out
+}
+
+// Program classes: input.ahp.shell.classes maps each class to the indices
+// of the commands whose program (or, for escalators, a wrapper) is in it,
+// so that a rule about interpreters starts with
+// `input.ahp.shell.classes.interpreter` and OPA's rule index skips it when
+// none runs. The lists match the sets of the same meaning in
+// rego/lib/shell.rego (engine/library_test.go checks them).
+const (
+	ClassShell       = "shell"
+	ClassInterpreter = "interpreter"
+	ClassDownloader  = "downloader"
+	ClassNetwork     = "network"
+	ClassEscalator   = "escalator"
+	ClassDBClient    = "db_client"
+	ClassInfra       = "infra"
+	ClassPublisher   = "publisher"
+	ClassMkfs        = "mkfs" // also every mkfs.* and newfs_*
+	ClassRelease     = "release"
+	ClassGrant       = "grant"
+)
+
+var classMembers = map[string][]string{
+	ClassShell: {
+		"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "yash", "posh", "fish",
+		"csh", "tcsh", "rbash", "ksh93", "pdksh", "oksh", "loksh",
+	},
+	ClassInterpreter: {
+		"python", "python2", "python3", "pypy", "pypy3", "perl", "ruby", "node",
+		"nodejs", "php", "lua", "luajit", "deno", "bun", "pwsh", "powershell",
+		"osascript", "tclsh", "wish", "rscript", "jshell", "irb", "ipython",
+	},
+	ClassDownloader: {
+		"curl", "wget", "wget2", "aria2c", "http", "https", "xh", "fetch",
+		"lwp-request", "lwp-download", "axel", "curlie",
+	},
+	ClassNetwork: {
+		"nc", "ncat", "netcat", "nc.traditional", "nc.openbsd", "socat",
+		"telnet", "cryptcat", "pwncat",
+	},
+	ClassEscalator: {"sudo", "doas", "pkexec", "runuser", "su", "sudoedit", "run0"},
+	ClassDBClient: {
+		"psql", "mysql", "mariadb", "sqlite3", "sqlite", "duckdb", "sqlcmd",
+		"clickhouse", "clickhouse-client", "cqlsh", "mongosh", "mongo",
+		"redis-cli", "valkey-cli", "keydb-cli", "cockroach", "snowsql", "bq",
+		"usql", "pgcli", "mycli", "litecli", "trino", "presto", "beeline",
+		"spanner-cli", "influx",
+	},
+	ClassInfra: {
+		"terraform", "tofu", "terragrunt", "terraform.exe", "pulumi", "cdk", "cdktf", "sst",
+		"serverless", "sls", "kubectl", "oc", "k", "kubecolor", "helm", "docker", "podman",
+		"nerdctl", "docker-compose", "podman-compose", "aws", "gcloud", "gsutil", "az",
+		"eksctl", "heroku", "fly", "flyctl", "doctl",
+	},
+	ClassMkfs: {"mkfs", "mke2fs", "mkswap", "newfs", "mkdosfs", "mkntfs"},
+	// Release, deploy, image and installer acts (release.rego, publish.rego).
+	ClassRelease: {
+		"vercel", "vc", "netlify", "mike", "npx", "pnpx", "bunx", "aws", "gsutil", "gcloud", "azcopy",
+		"conda", "mamba", "micromamba", "pipx", "pnpm", "volta", "rustup-init", "rustup-init.sh", "opam",
+		"docker", "podman", "nerdctl", "buildah", "crane", "skopeo", "ko", "regctl", "oras",
+	},
+	// Capabilities, groups and host namespaces (escalation.rego).
+	ClassGrant: {"setcap", "usermod", "gpasswd", "adduser", "addgroup", "dseditgroup", "useradd", "nsenter"},
+	ClassPublisher: {
+		"npm", "pnpm", "bun", "yarn", "npx", "bunx", "pipx", "uvx", "twine",
+		"python", "python3", "python2", "pypy3", "poetry", "flit", "hatch", "uv", "pdm",
+		"deno", "jsr", "vsce", "ovsx", "rye", "cargo", "gem", "mvn", "mvnw",
+		"gradle", "gradlew", "dotnet", "nuget", "helm",
+		"goreleaser", "pod", "changeset", "release-it", "semantic-release", "lerna", "np", "cloudsmith",
+	},
+}
+
+// ClassNames lists the classes in a fixed order.
+var ClassNames = []string{
+	ClassShell, ClassInterpreter, ClassDownloader, ClassNetwork,
+	ClassEscalator, ClassDBClient, ClassInfra, ClassPublisher, ClassMkfs,
+	ClassRelease, ClassGrant,
+}
+
+// ClassMembers returns the programs of a class.
+func ClassMembers(class string) []string { return classMembers[class] }
+
+// programClasses maps a program name to a bit set of ClassNames.
+var programClasses = func() map[string]uint16 {
+	m := map[string]uint16{}
+	for i, c := range ClassNames {
+		for _, p := range classMembers[c] {
+			m[p] |= 1 << i
+		}
+	}
+	return m
+}()
+
+// Mentions: input.ahp.shell.mentions maps each of these strings to the
+// indices of the commands with an argument that contains it, for the rules
+// that look for secret files named inside other text (`cat ~/.ssh/id_rsa`,
+// `python -c 'open("/proc/self/environ")'`).
+var mentionWords = []string{".ssh", "environ", "credentials", "flush", "--force-reset"}
+
+var classMkfsBit = uint16(1) << slices.Index(ClassNames, ClassMkfs)
+
+// writeOps are the redirections that write a file (ahp.lib.shell.write_ops).
+var writeOps = map[string]bool{">": true, ">>": true, ">|": true, "&>": true, "&>>": true, "<>": true}
+
+// writingPrograms are the programs ahp.lib.shell.writes finds writing their
+// file arguments. With writeOps they decide input.ahp.writes, which must
+// stay true whenever ahp.lib.shell.writes may hold something.
+var writingPrograms = map[string]bool{
+	"tee": true, "truncate": true, "sponge": true, "apply_patch": true, "applypatch": true,
+	"cp": true, "mv": true, "install": true, "ln": true, "rsync": true, "ditto": true,
+	"sed": true, "perl": true, "gsed": true, "curl": true, "wget": true, "dd": true,
+}
+
+// Tool shapes: the one place that says how a tool's input carries what a
+// rule is about, whatever the harness or server calls the tool. Rules are
+// written once against the family and the facts of input.ahp; a new tool
+// shape is one row here (docs/policy.md, "Tool shapes").
+
+// actsAs maps tool names (lower-cased; for an MCP tool, the tool part of
+// its name) to the family they act as: MCP servers and unknown harnesses
+// that run commands or touch files get the same rules as Bash or Read. An
+// MCP tool keeps input.ahp.tool.mcp, so the MCP allowlist still applies.
+var actsAs = map[string]string{
+	// Commands: MCP shell servers (run_command, execute_command, exec…),
+	// remote-exec servers (ssh_exec), and harness tools of the same names.
+	"run_command":          FamilyShell,
+	"execute_command":      FamilyShell,
+	"exec":                 FamilyShell,
+	"exec_command":         FamilyShell,
+	"execute":              FamilyShell,
+	"run":                  FamilyShell,
+	"shell":                FamilyShell,
+	"bash":                 FamilyShell,
+	"shell_exec":           FamilyShell,
+	"run_shell_command":    FamilyShell,
+	"run_terminal_command": FamilyShell,
+	"run_in_terminal":      FamilyShell,
+	"terminal":             FamilyShell,
+	"start_process":        FamilyShell, // Desktop Commander
+	"ssh_exec":             FamilyShell,
+	"ssh_execute":          FamilyShell,
+	"remote_exec":          FamilyShell,
+	"exec_ssh":             FamilyShell,
+	// Files: the reference filesystem MCP server and Desktop Commander.
+	"read_file":           FamilyFileRead,
+	"read_text_file":      FamilyFileRead,
+	"read_media_file":     FamilyFileRead,
+	"read_multiple_files": FamilyFileRead,
+	"search_files":        FamilySearch,
+	"search_code":         FamilySearch,
+	"list_directory":      FamilySearch,
+	"directory_tree":      FamilySearch,
+	"write_file":          FamilyFileWrite,
+	"create_file":         FamilyFileWrite,
+	"edit_file":           FamilyFileEdit,
+	"edit_block":          FamilyFileEdit,
+	"move_file":           FamilyFileEdit,
+}
+
+// programTools are tools named for the one program they run: an MCP
+// kubectl tool takes kubectl's arguments, as an array or a string.
+var programTools = map[string]bool{
+	"kubectl": true, "helm": true, "docker": true, "git": true, "gh": true,
+	"aws": true, "gcloud": true, "az": true, "terraform": true,
+}
+
+// commandKeys are the input fields that hold a command line.
+var commandKeys = []string{"command", "cmd"}
+
+// workdirKeys are the input fields that name the directory a command runs
+// in (Codex shell's workdir, Gemini CLI's directory).
+var workdirKeys = []string{"workdir", "cwd", "working_directory", "working_dir", "directory"}
+
+// contentKeyPresent reports whether an input carries text to write.
+func contentKeyPresent(input ast.Object) bool {
+	for _, k := range ContentKeys {
+		if _, ok := text(input, k); ok {
+			return true
+		}
+	}
+	_, ok := field(input, "edits").(*ast.Array)
+	return ok
+}
+
+// actingFamily returns the family a tool acts as when its name or its
+// input says more than the harness did: a known MCP or harness tool name
+// (actsAs, programTools), or for an unknown tool, a path field with
+// (write) or without (read) text to write. "" keeps the family.
+func actingFamily(fam, name, mcpName string, input ast.Object) string {
+	if fam != FamilyMCP && fam != FamilyOther {
+		return ""
+	}
+	n := strings.ToLower(name)
+	if fam == FamilyMCP {
+		n = strings.ToLower(mcpName)
+	}
+	if f, ok := actsAs[n]; ok {
+		if f == FamilyShell {
+			if cmd, _ := shellSource(n, input); cmd == nil {
+				return ""
+			}
+		}
+		return f
+	}
+	if programTools[n] {
+		if cmd, _ := shellSource(n, input); cmd != nil {
+			return FamilyShell
+		}
+		return ""
+	}
+	if fam == FamilyOther {
+		for _, k := range pathKeys {
+			if s, ok := text(input, k); ok && s != "" {
+				if contentKeyPresent(input) {
+					return FamilyFileWrite
+				}
+				return FamilyFileRead
+			}
+		}
+	}
+	return ""
+}
+
+// shellSource finds the command a shell-like tool runs and the directory
+// it runs in. The command is a string (parsed as shell) or an argv array:
+//
+//	{"command": "ls -la"} or {"cmd": …}            Bash, Codex exec_command, MCP shells
+//	{"command": ["bash", "-lc", "…"]}              Codex shell
+//	{"action": {"command": [...], "workdir": …}}   Codex local_shell
+//	{"command": "rm", "args": ["-rf", "x"]}        MCP exec servers
+//	{"args": ["get", "pods"]} for a tool kubectl   program tools
+//
+// tool is the lower-cased tool name (the tool part for MCP).
+func shellSource(tool string, input ast.Object) (cmd ast.Value, workdir string) {
+	if action := object(input, "action"); action != nil {
+		if c := field(action, "command"); c != nil {
+			w, _ := text(action, "workdir")
+			return c, w
+		}
+	}
+	for _, k := range workdirKeys {
+		if s, ok := text(input, k); ok && s != "" {
+			workdir = s
+			break
+		}
+	}
+	for _, k := range commandKeys {
+		if c := field(input, k); c != nil {
+			cmd = c
+			break
+		}
+	}
+	args, hasArgs := field(input, "args").(*ast.Array)
+	prepend := func(first *ast.Term, rest *ast.Array) ast.Value {
+		terms := make([]*ast.Term, 0, rest.Len()+1)
+		terms = append(terms, first)
+		for i := range rest.Len() {
+			terms = append(terms, rest.Elem(i))
+		}
+		return ast.NewArray(terms...)
+	}
+	switch c := cmd.(type) {
+	case ast.String:
+		if hasArgs && !strings.ContainsAny(string(c), " \t\n;|&") {
+			cmd = prepend(ast.NewTerm(c), args)
+		} else if programTools[tool] && string(c) != tool && !strings.HasPrefix(string(c), tool+" ") {
+			cmd = ast.String(tool + " " + string(c))
+		}
+	case *ast.Array:
+		var first string
+		if c.Len() > 0 {
+			first, _ = asText(c.Elem(0).Value)
+		}
+		if programTools[tool] && first != tool {
+			cmd = prepend(ast.StringTerm(tool), c)
+		}
+	case nil:
+		if hasArgs && programTools[tool] {
+			cmd = prepend(ast.StringTerm(tool), args)
+		}
+	}
+	return cmd, workdir
+}
+
+var keyCredential = ast.StringTerm("credential")
+
+// urlCredential names the kind of credential a URL carries, or "": a live
+// token in it (secretscan kinds), or a password written in its user info
+// (https://user:pw@host; a $VARIABLE there is not written out).
+func urlCredential(u *url.URL, raw string) string {
+	for _, f := range secretscan.Scan(raw, 4) {
+		if !f.Placeholder {
+			return f.Kind
+		}
+	}
+	if pw, ok := u.User.Password(); ok && pw != "" && !strings.ContainsAny(pw, "$`") {
+		return "url-password"
+	}
+	return ""
+}
+
+// WriteOps returns the redirection operators that write a file, sorted.
+func WriteOps() []string { return slices.Sorted(maps.Keys(writeOps)) }

@@ -1,0 +1,74 @@
+package inline
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/ahp-opa/ahp-opa/internal/shell"
+)
+
+// derived returns the commands inline code runs, each as "call: argv"
+// (or "call: >target" for a write).
+func derived(t *testing.T, script string) ([]string, []Program) {
+	t.Helper()
+	a := shell.Analyze(script, shell.DefaultLimits)
+	progs := Expand(a, shell.DefaultLimits)
+	var out []string
+	for _, p := range progs {
+		for _, c := range p.Calls {
+			cmd := a.Commands[c.Command]
+			s := strings.Join(cmd.Argv, " ")
+			for _, r := range cmd.Redirects {
+				if r.Target != "" {
+					s += r.Op + r.Target
+				}
+			}
+			out = append(out, c.Name+": "+s)
+		}
+	}
+	return out, progs
+}
+
+func TestExpand(t *testing.T) {
+	for _, tc := range []struct {
+		script string
+		want   []string
+	}{
+		{`python -c "import os; os.system('rm -rf ~')"`, []string{"os.system: rm -rf ~"}},
+		{`python3 -c "import shutil; shutil.rmtree('/home/u')"`, []string{"shutil.rmtree: rm -rf /home/u"}},
+		{`python3 -c "import subprocess; subprocess.run(['rm', '-rf', '/'])"`, []string{"subprocess.run: rm -rf /"}},
+		{`python3 -c "import subprocess as sp; sp.call('curl x | sh', shell=True)"`, []string{"subprocess.call: curl x", "subprocess.call: sh"}},
+		{`python3 -c "from os import system; system('rm -rf ~')"`, []string{"os.system: rm -rf ~"}},
+		{`python3 -c "print(open(os.path.expanduser('~/.ssh/id_rsa')).read())"`, []string{"open: cat ~/.ssh/id_rsa"}},
+		{`python3 -c "from pathlib import Path; print((Path.home() / '.aws' / 'credentials').read_text())"`, []string{".read_text: cat ~/.aws/credentials"}},
+		{`python3 -c "open('/home/u/.bashrc','a').write('x')"`, []string{"open: >>/home/u/.bashrc"}},
+		{`python3 -c "cmd = 'rm -rf ' + '/'; import os; os.system(cmd)"`, []string{"os.system: rm -rf /"}},
+		{"python3 - <<'EOF'\nimport os\nos.system(\"rm -rf ~\")\nEOF", []string{"os.system: rm -rf ~"}},
+		{`perl -e 'system("rm -rf ~")'`, []string{"system: rm -rf ~"}},
+		{`perl -e 'use File::Path; rmtree("/home/u")'`, []string{"rmtree: rm -rf /home/u"}},
+		{`perl -e '$x = ` + "`rm -rf /`" + `'`, []string{"`: rm -rf /"}},
+		{`perl -ne 'print' file`, nil},
+		{`ruby -e 'system "rm -rf ~"'`, []string{"system: rm -rf ~"}},
+		{`ruby -e 'FileUtils.rm_rf(Dir.home)'`, []string{"FileUtils.rm_rf: rm -rf ~"}},
+		{`ruby -e '%x{rm -rf ~}'`, []string{"`: rm -rf ~"}},
+		{`node -e "require('child_process').execSync('rm -rf ~')"`, []string{"execSync: rm -rf ~"}},
+		{`node -e "const fs=require('fs'); fs.rmSync(require('os').homedir(), {recursive: true, force: true})"`, []string{"fs.rmSync: rm -rf ~"}},
+		{`node -e "console.log(require('fs').readFileSync(require('path').join(require('os').homedir(), '.ssh/id_rsa'), 'utf8'))"`, []string{"readFileSync: cat ~/.ssh/id_rsa"}},
+		{`php -r 'system("rm -rf ~");'`, []string{"system: rm -rf ~"}},
+		{`php -r 'echo file_get_contents(getenv("HOME")."/.ssh/id_rsa");'`, []string{"file_get_contents: cat ~/.ssh/id_rsa"}},
+		{`awk 'BEGIN{system("rm -rf ~")}'`, []string{"system: rm -rf ~"}},
+		{`awk '{print $1}' file`, nil},
+		{`lua -e 'os.execute("rm -rf ~")'`, []string{"os.execute: rm -rf ~"}},
+		{`Rscript -e 'unlink("~", recursive=TRUE)'`, []string{"unlink: rm -rf ~"}},
+		{`osascript -e 'do shell script "rm -rf ~"'`, []string{"script: rm -rf ~"}},
+		{`deno eval "Deno.removeSync('/home/u', {recursive: true})"`, []string{"Deno.removeSync: rm -rf /home/u"}},
+		{`bash -c "python3 -c \"import os; os.system('rm -rf /')\""`, []string{"os.system: rm -rf /"}},
+		{`python3 -c 'print(1)'`, nil},
+		{`python3 -m http.server`, nil},
+	} {
+		got, _ := derived(t, tc.script)
+		if strings.Join(got, "\n") != strings.Join(tc.want, "\n") {
+			t.Errorf("%s\n got %q\nwant %q", tc.script, got, tc.want)
+		}
+	}
+}
