@@ -209,7 +209,7 @@ func fileOnlyKeysHelp(fs *pflag.FlagSet) string {
 		flagged[key] = true
 	}
 	var b strings.Builder
-	b.WriteString("\n\nConfiguration keys without a flag (--config file, or AHP_OPA_* with __ for\neach dot; README lists defaults):\n")
+	b.WriteString("\n\nConfiguration keys without a flag (--config file, or AHP_OPA_* with __ for\neach dot; docs/configuration.md lists defaults):\n")
 	leaves, _, _ := configKeys()
 	for _, key := range leaves {
 		if !flagged[key] {

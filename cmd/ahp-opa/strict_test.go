@@ -130,17 +130,18 @@ func FuzzConfigLoad(f *testing.F) {
 	})
 }
 
-// TestConfigKeysDocumented: every configuration key is in README's table and
-// in `serve --help` (as a flag or in the key list), every README key
-// exists, and every serve flag sets a configuration key.
+// TestConfigKeysDocumented: every configuration key is in the table of
+// docs/configuration.md and in `serve --help` (as a flag or in the key
+// list), every documented key exists, and every serve flag sets a
+// configuration key.
 func TestConfigKeysDocumented(t *testing.T) {
-	readme, err := os.ReadFile("../../README.md")
+	doc, err := os.ReadFile("../../docs/configuration.md")
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, table, ok := strings.Cut(string(readme), "| key | default | meaning |")
+	_, table, ok := strings.Cut(string(doc), "| key | default | meaning |")
 	if !ok {
-		t.Fatal("README has no configuration table")
+		t.Fatal("docs/configuration.md has no configuration table")
 	}
 	documented := map[string]bool{}
 	for _, line := range strings.Split(table, "\n")[2:] {
@@ -157,12 +158,12 @@ func TestConfigKeysDocumented(t *testing.T) {
 	for _, key := range leaves {
 		known[key] = true
 		if !documented[key] {
-			t.Errorf("key %s missing from README's configuration table", key)
+			t.Errorf("key %s missing from the table in docs/configuration.md", key)
 		}
 	}
 	for key := range documented {
 		if !known[key] {
-			t.Errorf("README documents key %s, which the configuration does not have", key)
+			t.Errorf("docs/configuration.md documents key %s, which the configuration does not have", key)
 		}
 	}
 
