@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ahp-opa/ahp-opa/internal/longtest"
+	"github.com/ahp-opa/ahp-opa/internal/testkit"
 )
 
 // TestMain lets the test binary play the processes under test: with
@@ -62,7 +62,7 @@ func TestRunProcesses(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			if tt.long {
-				longtest.Require(t)
+				testkit.RequireLong(t)
 			}
 			t.Setenv("BENCH_FAKE", tt.fake)
 			r, err := Run(context.Background(), tt.target, Options{Conns: 2, Requests: 6, Event: testEvent, Deny: true})

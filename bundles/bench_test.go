@@ -15,6 +15,7 @@ import (
 
 	"github.com/ahp-opa/ahp-opa/bundles"
 	"github.com/ahp-opa/ahp-opa/engine"
+	"github.com/ahp-opa/ahp-opa/internal/testkit"
 )
 
 var ruleCounts = []int{30, 100, 300, 3000}
@@ -103,7 +104,7 @@ func BenchmarkWriteToEffect(b *testing.B) {
 					b.Fatal(err)
 				}
 				for {
-					d, err := eng.Decide(context.Background(), toolEvent("M"))
+					d, err := eng.Decide(context.Background(), testkit.ToolEvent(testkit.NativeTool("M", nil)))
 					if err != nil {
 						b.Fatal(err)
 					}

@@ -15,6 +15,7 @@ import (
 	"github.com/ahp-opa/ahp-opa/bundles"
 	"github.com/ahp-opa/ahp-opa/bundles/remote"
 	"github.com/ahp-opa/ahp-opa/engine"
+	"github.com/ahp-opa/ahp-opa/internal/testkit"
 )
 
 // settle bounds every wait for a file-system event or a download; a
@@ -37,14 +38,6 @@ func put(t testing.TB, path, content string) {
 	}
 	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
 		t.Fatal(err)
-	}
-}
-
-func toolEvent(tool string) map[string]any {
-	return map[string]any{
-		"id": "e1", "source": "urn:test", "type": "tool.before", "time": "2026-01-02T03:04:05Z",
-		"call": map[string]any{"id": "c1"}, "path": "native",
-		"tool": map[string]any{"name": tool, "origin": "native", "input": map[string]any{}},
 	}
 }
 
@@ -124,7 +117,7 @@ func (s *stand) reasons(tool string) []string {
 }
 
 func (s *stand) tryReasons(tool string) ([]string, error) {
-	d, err := s.eng.Decide(context.Background(), toolEvent(tool))
+	d, err := s.eng.Decide(context.Background(), testkit.ToolEvent(testkit.NativeTool(tool, nil)))
 	if err != nil {
 		return nil, err
 	}

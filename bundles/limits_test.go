@@ -14,7 +14,7 @@ import (
 
 	"github.com/ahp-opa/ahp-opa/bundles"
 	"github.com/ahp-opa/ahp-opa/internal/pathread"
-	"github.com/ahp-opa/ahp-opa/internal/treetest"
+	"github.com/ahp-opa/ahp-opa/internal/testkit"
 )
 
 // rawTarball builds a gzipped tarball from entries in order; an entry with
@@ -202,13 +202,13 @@ func TestLoadLimits(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			dir := t.TempDir()
 			path := c.setup(t, dir)
-			before := treetest.Snapshot(t, dir)
+			before := testkit.SnapshotTree(t, dir)
 			_, err := bundles.LoadWith([]string{path}, bundles.LoadOptions{Limits: lim})
 			want := strings.ReplaceAll(c.want, "DIR", dir)
 			if err == nil || err.Error() != want || !errors.Is(err, c.is) {
 				t.Errorf("err = %v\nwant  %s (is %v)", err, want, c.is)
 			}
-			treetest.AssertSame(t, before, treetest.Snapshot(t, dir))
+			testkit.AssertSameTree(t, before, testkit.SnapshotTree(t, dir))
 		})
 	}
 }

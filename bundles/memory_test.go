@@ -11,7 +11,7 @@ import (
 
 	"github.com/ahp-opa/ahp-opa/bundles"
 	"github.com/ahp-opa/ahp-opa/engine"
-	"github.com/ahp-opa/ahp-opa/internal/longtest"
+	"github.com/ahp-opa/ahp-opa/internal/testkit"
 )
 
 // manyRules is a policy of n deny rules, the first one naming gen.
@@ -38,7 +38,7 @@ func liveHeap() uint64 {
 // live heap does not grow: each reload releases the previous snapshot,
 // policy and parsed modules.
 func TestReloadMemoryStable(t *testing.T) {
-	longtest.Require(t) // a soak: hundreds of reloads
+	testkit.RequireLong(t) // a soak: hundreds of reloads
 	reloads := 2000
 	if testing.Short() || raceEnabled {
 		reloads = 500
@@ -78,7 +78,7 @@ func TestReloadMemoryStable(t *testing.T) {
 		}
 	}
 	end := liveHeap()
-	d, err := eng.Decide(context.Background(), toolEvent("M"))
+	d, err := eng.Decide(context.Background(), testkit.ToolEvent(testkit.NativeTool("M", nil)))
 	if err != nil || len(d.Matches) != 1 || d.Matches[0].Reason != fmt.Sprintf("generation %d", reloads) {
 		t.Fatalf("last decision %+v, %v", d, err)
 	}

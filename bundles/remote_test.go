@@ -15,6 +15,7 @@ import (
 
 	"github.com/ahp-opa/ahp-opa/bundles"
 	"github.com/ahp-opa/ahp-opa/engine"
+	"github.com/ahp-opa/ahp-opa/internal/testkit"
 )
 
 // bundleServer is an OPA bundle service: it serves one bundle with an
@@ -94,7 +95,7 @@ func TestRemoteBundle(t *testing.T) {
 	s := newStand(t, bundles.Options{OPA: remoteConfig(t, bs, "")})
 
 	// Nothing downloaded yet: not ready, requests are refused.
-	if _, err := s.eng.Decide(context.Background(), toolEvent("R")); !errors.Is(err, engine.ErrNotReady) {
+	if _, err := s.eng.Decide(context.Background(), testkit.ToolEvent(testkit.NativeTool("R", nil))); !errors.Is(err, engine.ErrNotReady) {
 		t.Fatalf("Decide before the first bundle: %v, want ErrNotReady", err)
 	}
 	ev := s.waitEvent(bundles.Failed, 0)

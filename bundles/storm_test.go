@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/ahp-opa/ahp-opa/bundles"
-	"github.com/ahp-opa/ahp-opa/internal/longtest"
+	"github.com/ahp-opa/ahp-opa/internal/testkit"
 )
 
 // stormFile is file f at generation gen: it denies tool S with "f:gen".
@@ -37,7 +37,7 @@ func TestReloadStorm(t *testing.T) {
 
 	// The quick run storms briefly; the long run (CI) storms longer.
 	duration := 500 * time.Millisecond
-	if longtest.Enabled() && !testing.Short() {
+	if testkit.LongEnabled() && !testing.Short() {
 		duration = 2 * time.Second
 	}
 	end := time.Now().Add(duration)
@@ -79,7 +79,7 @@ func TestReloadStorm(t *testing.T) {
 				if i%3 == 0 {
 					tool = "other"
 				}
-				d, err := s.eng.Decide(context.Background(), toolEvent(tool))
+				d, err := s.eng.Decide(context.Background(), testkit.ToolEvent(testkit.NativeTool(tool, nil)))
 				answers.Add(1)
 				switch {
 				case err != nil:

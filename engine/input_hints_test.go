@@ -2,10 +2,11 @@ package engine
 
 import (
 	"context"
-	"github.com/ahp-opa/ahp-opa/internal/enrich"
 	"slices"
 	"sort"
 	"testing"
+
+	"github.com/ahp-opa/ahp-opa/internal/enrich"
 
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/rego"

@@ -4,6 +4,8 @@ import (
 	"context"
 	"strings"
 	"testing"
+
+	"github.com/ahp-opa/ahp-opa/internal/testkit"
 )
 
 // builtinEngine serves the built-in library, as `serve` does without
@@ -88,7 +90,7 @@ func TestLibraryThroughEngine(t *testing.T) {
 			name += " " + c
 		}
 		t.Run(name, func(t *testing.T) {
-			d, err := e.Decide(context.Background(), toolEvent(map[string]any{"name": tt.tool, "origin": "native", "input": tt.input}))
+			d, err := e.Decide(context.Background(), testkit.ToolEvent(map[string]any{"name": tt.tool, "origin": "native", "input": tt.input}))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -138,7 +140,7 @@ func TestReasonsDoNotEchoInput(t *testing.T) {
 		{map[string]any{"name": "Write", "input": map[string]any{"file_path": "/etc/" + gh, "content": aws}}, []string{aws, gh}},
 	}
 	for _, tt := range tests {
-		d, err := e.Decide(context.Background(), toolEvent(tt.tool))
+		d, err := e.Decide(context.Background(), testkit.ToolEvent(tt.tool))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -175,7 +177,7 @@ func TestReasonsNameRuleAndTrigger(t *testing.T) {
 		{map[string]any{"name": "Bash", "input": cmd(`bash -c "rm -rf ~"`)}, "denied by fs.rm-recursive-critical: bash -c → rm -rf ~. "},
 	}
 	for _, tt := range tests {
-		d, err := e.Decide(context.Background(), toolEvent(tt.tool))
+		d, err := e.Decide(context.Background(), testkit.ToolEvent(tt.tool))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -195,7 +197,7 @@ func TestReasonsNameRuleAndTrigger(t *testing.T) {
 func TestExplain(t *testing.T) {
 	t.Parallel()
 	e := builtinEngine(t)
-	input, err := e.Input(toolEvent(map[string]any{"name": "Bash", "input": cmd("sudo git push -f")}))
+	input, err := e.Input(testkit.ToolEvent(map[string]any{"name": "Bash", "input": cmd("sudo git push -f")}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -210,13 +212,5 @@ func TestExplain(t *testing.T) {
 		if f.Location == nil || !strings.HasSuffix(f.Location.File, ".rego") || f.Location.Row == 0 || f.Code == "" || f.Title == "" || f.Suppressed {
 			t.Errorf("fired = %+v", f)
 		}
-	}
-}
-
-func toolEvent(tool map[string]any) map[string]any {
-	return map[string]any{
-		"id": "e1", "type": "tool.before",
-		"session": map[string]any{"id": "s1", "cwd": "/home/dev/repo", "workspaceRoots": []any{"/home/dev/repo"}},
-		"tool":    tool,
 	}
 }

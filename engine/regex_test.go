@@ -11,7 +11,7 @@ import (
 
 	"github.com/open-policy-agent/opa/v1/rego"
 
-	"github.com/ahp-opa/ahp-opa/internal/longtest"
+	"github.com/ahp-opa/ahp-opa/internal/testkit"
 )
 
 func TestRegexRequiredLiterals(t *testing.T) {
@@ -125,7 +125,7 @@ func TestRegexPrefilterGenerated(t *testing.T) {
 		}
 	}
 	n := 2000
-	if longtest.Enabled() {
+	if testkit.LongEnabled() {
 		n = 20000
 	}
 	filtered := 0

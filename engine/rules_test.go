@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/ahp-opa/ahp-opa/internal/testbuf"
 	"log/slog"
 	"maps"
 	"slices"
@@ -14,6 +13,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/ahp-opa/ahp-opa/internal/testkit"
 
 	"github.com/open-policy-agent/opa/v1/ast"
 
@@ -477,7 +478,7 @@ func TestExplainShowsShadowAndErrors(t *testing.T) {
 // every error is counted, the log line is written once.
 func TestRuleErrorsConcurrently(t *testing.T) {
 	t.Parallel()
-	var buf testbuf.Buffer
+	var buf testkit.Buffer
 	counter := &countRules{}
 	e := New(Options{Counter: counter, Home: "/home/dev", EvalTimeout: testEvalTimeout,
 		Logger: slog.New(slog.NewJSONHandler(&buf, nil))})

@@ -2,10 +2,12 @@ package engine
 
 import (
 	"context"
-	"github.com/ahp-opa/ahp-opa/internal/enrich"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/ahp-opa/ahp-opa/internal/enrich"
+	"github.com/ahp-opa/ahp-opa/internal/testkit"
 
 	"github.com/open-policy-agent/opa/v1/ast"
 
@@ -54,7 +56,7 @@ func TestWriteSecretInLargeContent(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			d, err := e.Decide(context.Background(), toolEvent(map[string]any{"name": tt.tool, "origin": "native", "input": tt.input}))
+			d, err := e.Decide(context.Background(), testkit.ToolEvent(map[string]any{"name": tt.tool, "origin": "native", "input": tt.input}))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -79,7 +81,7 @@ func TestSecretsNeverHoldTheSecret(t *testing.T) {
 		{"name": "Bash", "input": cmd("echo '" + key + "' > t.txt")},
 		{"name": "Bash", "input": cmd("cat > t <<EOF\n" + key + "\nEOF")},
 	} {
-		ahp := enrich.Enrich(eventObject(toolEvent(input)), InputOptions{Home: "/home/dev"}, enrich.All).Object
+		ahp := enrich.Enrich(eventObject(testkit.ToolEvent(input)), InputOptions{Home: "/home/dev"}, enrich.All).Object
 		s := ahp.Get(ast.StringTerm("secrets"))
 		if s == nil {
 			t.Fatalf("%v: no input.ahp.secrets", input)
@@ -114,7 +116,7 @@ func TestTooLargeIsDenied(t *testing.T) {
 	t.Parallel()
 	e := New(Options{Home: "/home/dev", MaxInputBytes: 2048, EvalTimeout: testEvalTimeout})
 	e.Activate(builtinSnapshot(t, nil, CompileOptions{}))
-	ev := toolEvent(map[string]any{"name": "Bash", "input": cmd("ls")})
+	ev := testkit.ToolEvent(map[string]any{"name": "Bash", "input": cmd("ls")})
 	req := func(size int, effects ...string) *transport.InterceptRequest {
 		return &transport.InterceptRequest{ID: transport.StringID("e1"), Event: transport.Event{ID: "e1", Object: ast.MustInterfaceToValue(ev).(ast.Object)}, Effects: effects, Size: size}
 	}
@@ -141,7 +143,7 @@ func TestTooLargeIsDenied(t *testing.T) {
 func TestSecretsPlaceholdersCannotCrowdOut(t *testing.T) {
 	t.Parallel()
 	stand := strings.Repeat("echo ghp_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx; ", 100)
-	d, err := builtinEngine(t).Decide(context.Background(), toolEvent(map[string]any{"name": "Bash",
+	d, err := builtinEngine(t).Decide(context.Background(), testkit.ToolEvent(map[string]any{"name": "Bash",
 		"input": cmd(stand + "cat > t.txt <<EOF\nAKIAQWERTYUIOPASDFGH\nEOF")}))
 	if err != nil {
 		t.Fatal(err)

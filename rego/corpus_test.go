@@ -17,7 +17,7 @@ import (
 	"github.com/ahp-opa/ahp-opa/bundles"
 	"github.com/ahp-opa/ahp-opa/engine"
 	"github.com/ahp-opa/ahp-opa/internal/adapters"
-	"github.com/ahp-opa/ahp-opa/internal/longtest"
+	"github.com/ahp-opa/ahp-opa/internal/testkit"
 )
 
 // The evaluation corpus (corpus/*.jsonl) measures the built-in library the
@@ -152,12 +152,12 @@ func TestCorpus(t *testing.T) {
 	}
 
 	// The quick run decides every fourth case (all families keep cases);
-	// CI (longtest) decides them all.
+	// CI (AHP_LONG_TESTS=1) decides them all.
 	step := 4
-	if longtest.Enabled() {
+	if testkit.LongEnabled() {
 		step = 1
 	} else {
-		t.Logf("deciding every %dth of %d cases; %s=1 decides them all", step, len(cases), longtest.Env)
+		t.Logf("deciding every %dth of %d cases; %s=1 decides them all", step, len(cases), testkit.EnvLong)
 	}
 	families := map[string]*tally{}
 	var total tally

@@ -17,7 +17,7 @@ import (
 	oparego "github.com/open-policy-agent/opa/v1/rego"
 
 	"github.com/ahp-opa/ahp-opa/internal/enrich"
-	"github.com/ahp-opa/ahp-opa/internal/longtest"
+	"github.com/ahp-opa/ahp-opa/internal/testkit"
 	"github.com/ahp-opa/ahp-opa/rego"
 )
 
@@ -42,7 +42,7 @@ func TestFixturesUpToDate(t *testing.T) {
 	if !*update {
 		// Regenerating every fixture is the package's slowest test; the
 		// rego suites that read the fixtures run in the quick run too.
-		longtest.Require(t)
+		testkit.RequireLong(t)
 	}
 	t.Parallel()
 	got := generateFixtures(t)

@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/ahp-opa/ahp-opa/internal/testkit"
 )
 
 // benchRequest returns a hooks/intercept line for a shell command with an
@@ -12,7 +14,7 @@ import (
 // fresh event id: a repeated event id would be answered from the retry
 // cache (B-DUP-1) instead of being decided.
 func benchRequest(command string) func(id int) string {
-	line := encode(interceptMsg(0, toolEvent("evt-bench-0", command), "deny"))
+	line := encode(interceptMsg(0, testkit.ShellEvent("evt-bench-0", command), "deny"))
 	line = strings.Replace(line, `"id":0,`, `"id":REQ,`, 1)
 	line = strings.Replace(line, `"evt-bench-0"`, `"evt-bench-REQ"`, 1)
 	if strings.Count(line, "REQ") != 2 {

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ahp-opa/ahp-opa/internal/testkit"
 )
 
 // dangerPolicy denies the tool named Danger and nothing else.
@@ -29,7 +31,7 @@ func writeFile(t *testing.T, dir, name, content string) string {
 }
 
 func dangerEvent(id string) map[string]any {
-	ev := toolEvent(id, "irrelevant")
+	ev := testkit.ShellEvent(id, "irrelevant")
 	with(ev, "tool.name", "Danger")
 	with(ev, "tool.kind", "other")
 	with(ev, "tool.input", map[string]any{"target": "everything"})
@@ -141,12 +143,12 @@ func TestEval(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	policy := writeFile(t, dir, "danger.rego", dangerPolicy)
-	eventFile := writeFile(t, dir, "event.json", encode(toolEvent("evt-e1", "git push --force")))
-	prettyEvent, _ := json.MarshalIndent(toolEvent("evt-e2", "git status"), "", "  ")
+	eventFile := writeFile(t, dir, "event.json", encode(testkit.ShellEvent("evt-e1", "git push --force")))
+	prettyEvent, _ := json.MarshalIndent(testkit.ShellEvent("evt-e2", "git status"), "", "  ")
 	prettyFile := writeFile(t, dir, "pretty.json", string(prettyEvent))
 	requestFile := writeFile(t, dir, "request.json", interceptLine("evt-e3", "rm -rf ~"))
 	dangerFile := writeFile(t, dir, "danger.json", encode(dangerEvent("evt-e4")))
-	afterFile := writeFile(t, dir, "after.json", encode(with(toolEvent("evt-e5", "ls"), "type", "tool.after")))
+	afterFile := writeFile(t, dir, "after.json", encode(with(testkit.ShellEvent("evt-e5", "ls"), "type", "tool.after")))
 	oldFile := writeFile(t, dir, "old.json", encode(with(denyRequest("evt-e6", "ls"), "params.protocolVersion", "0.1")))
 	notJSON := writeFile(t, dir, "garbage.json", "not json at all\n")
 	notification := writeFile(t, dir, "observe.json", encode(observeMsg(sessionEndEvent("evt-e7"))))
@@ -161,7 +163,7 @@ func TestEval(t *testing.T) {
 		{"event file denied", "", []string{eventFile}, "evt-e1", true},
 		{"pretty event file allowed", "", []string{prettyFile}, "evt-e2", false},
 		{"request file denied", "", []string{requestFile}, "evt-e3", true},
-		{"event on stdin", encode(toolEvent("evt-e8", "git push --force")), []string{"-"}, "evt-e8", true},
+		{"event on stdin", encode(testkit.ShellEvent("evt-e8", "git push --force")), []string{"-"}, "evt-e8", true},
 		{"--policy denies Danger", "", []string{"--policy", policy, dangerFile}, "evt-e4", true},
 		{"--policy ignores git push", "", []string{"--policy", policy, eventFile}, "evt-e1", false},
 	}

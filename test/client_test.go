@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/ahp-opa/ahp-opa/internal/daemon"
+	"github.com/ahp-opa/ahp-opa/internal/testkit"
 )
 
 // The per_event client: `ahp-opa-hook ahp` relays each message to the warm
@@ -189,7 +190,7 @@ func clientCases() []struct{ name, input string } {
 		{"malformed", "{\n"},
 		{"invalid UTF-8", "{\"id\":\"a\xff\"}\n"},
 		{"batch", "[" + allow + "]\n"},
-		{"integer id", encode(interceptMsg(7, toolEvent("evt-c5", "ls"))) + "\n"},
+		{"integer id", encode(interceptMsg(7, testkit.ShellEvent("evt-c5", "ls"))) + "\n"},
 		{"notification", note + "\n"},
 		{"observe with an id", encode(with(observeMsg(sessionEndEvent("evt-c6")), "id", "evt-c6")) + "\n"},
 		{"nothing at all", ""},

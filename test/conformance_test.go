@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ahp-opa/ahp-opa/internal/longtest"
+	"github.com/ahp-opa/ahp-opa/internal/testkit"
 )
 
 // fixture is one entry of conformance/INDEX.json.
@@ -381,7 +381,7 @@ func TestConformanceFixtures(t *testing.T) {
 	t.Run("per_event", func(t *testing.T) {
 		// One process per fixture: the slowest part of the suite. The
 		// per_event lifecycle itself is covered by TestPerEvent.
-		longtest.Require(t)
+		testkit.RequireLong(t)
 		for _, f := range fixtures {
 			t.Run(f.name(), func(t *testing.T) {
 				t.Parallel()

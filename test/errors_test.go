@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/ahp-opa/ahp-opa/internal/testkit"
 )
 
 // errCase is one request line and the error it must get.
@@ -66,7 +68,7 @@ func errorCases() []errCase {
 		{name: "B-RPC-3 id array", line: encode(with(req("evt-a"), "id", []any{"evt-a"})), codes: invalid},
 		{name: "B-OBS-7 observe with string id", line: encode(with(observeMsg(sessionEndEvent("evt-obs-1")), "id", "evt-obs-1")), id: "evt-obs-1", codes: invalid},
 		{name: "B-OBS-7 observe with integer id", line: encode(with(observeMsg(sessionEndEvent("evt-obs-2")), "id", 77)), id: json.Number("77"), codes: invalid},
-		{name: "B-OBS-7 observe tool.before with id", line: encode(with(observeMsg(toolEvent("evt-obs-3", "ls")), "id", "evt-obs-3")), id: "evt-obs-3", codes: invalid},
+		{name: "B-OBS-7 observe tool.before with id", line: encode(with(observeMsg(testkit.ShellEvent("evt-obs-3", "ls")), "id", "evt-obs-3")), id: "evt-obs-3", codes: invalid},
 
 		// Step 4, -32601: unknown methods (B-RPC-5).
 		{name: "B-RPC-5 unknown method", line: encode(with(req("evt-u1"), "method", "hooks/unknown")), id: "evt-u1", codes: []int64{-32601}},
@@ -84,7 +86,7 @@ func errorCases() []errCase {
 		{name: "B-VER-2 protocolVersion number", line: pv("evt-p7", 1), id: "evt-p7", codes: []int64{-32001}, check: supported("draft")},
 		{name: "B-VER-2 params missing", line: drop("evt-p8", "params"), id: "evt-p8", codes: []int64{-32001}, check: supported("draft")},
 		{name: "B-VER-2 version checked before the event", line: encode(with(with(req("evt-p9"), "params.protocolVersion", "0.1"), "params.event", "garbage")), id: "evt-p9", codes: []int64{-32001}, check: supported("draft")},
-		{name: "B-VER-2 integer id", line: encode(with(interceptMsg(9, toolEvent("evt-p10", "ls"), "deny"), "params.protocolVersion", "0.1")), id: json.Number("9"), codes: []int64{-32001}, check: supported("draft")},
+		{name: "B-VER-2 integer id", line: encode(with(interceptMsg(9, testkit.ShellEvent("evt-p10", "ls"), "deny"), "params.protocolVersion", "0.1")), id: json.Number("9"), codes: []int64{-32001}, check: supported("draft")},
 
 		// Step 6, -32002 with data.supported ["tool.before"] (B-INT-2).
 		{name: "B-INT-2 tool.after", line: evt("evt-t1", "type", "tool.after"), id: "evt-t1", codes: []int64{-32002}, check: supported("tool.before")},
@@ -107,7 +109,7 @@ func errorCases() []errCase {
 		{name: "B-RPC-7 tool.input a JSON-encoded string", line: evt("evt-i1", "tool.input", `{"command":"git status"}`), id: "evt-i1", codes: params},
 		{name: "B-RPC-7 tool.input an array", line: evt("evt-i2", "tool.input", []any{"git", "status"}), id: "evt-i2", codes: params},
 		{name: "B-RPC-7 tool.input null", line: evt("evt-i3", "tool.input", nil), id: "evt-i3", codes: params},
-		{name: "B-RPC-7 event a JSON-encoded string", line: encode(with(req("evt-i4"), "params.event", encode(toolEvent("evt-i4", "ls")))), id: "evt-i4", codes: []int64{-32602, -32002}},
+		{name: "B-RPC-7 event a JSON-encoded string", line: encode(with(req("evt-i4"), "params.event", encode(testkit.ShellEvent("evt-i4", "ls")))), id: "evt-i4", codes: []int64{-32602, -32002}},
 		{name: "B-INT-5 tool.input missing", line: drop("evt-r1", "params.event.tool.input"), id: "evt-r1", codes: params},
 		{name: "B-INT-5 tool missing", line: drop("evt-r2", "params.event.tool"), id: "evt-r2", codes: params},
 		{name: "B-INT-5 tool.name missing", line: drop("evt-r3", "params.event.tool.name"), id: "evt-r3", codes: params},
@@ -116,9 +118,9 @@ func errorCases() []errCase {
 		{name: "B-INT-5 event.time not RFC 3339", line: evt("evt-r6", "time", "yesterday"), id: "evt-r6", codes: params},
 		{name: "B-INT-5 call missing (no legacy callId)", line: drop("evt-r7", "params.event.call"), id: "evt-r7", codes: params},
 		{name: "B-INT-5 call.id missing", line: drop("evt-r8", "params.event.call.id"), id: "evt-r8", codes: params},
-		{name: "B-INT-5 event.id missing, integer request id", line: encode(without(interceptMsg(5, toolEvent("x", "ls"), "deny"), "params.event.id")), id: json.Number("5"), codes: params},
+		{name: "B-INT-5 event.id missing, integer request id", line: encode(without(interceptMsg(5, testkit.ShellEvent("x", "ls"), "deny"), "params.event.id")), id: json.Number("5"), codes: params},
 		{name: "B-INT-5 tool.origin not an enum value", line: evt("evt-r9", "tool.origin", "plugin"), id: "evt-r9", codes: params},
-		{name: "B-RPC-8 id differs from event.id", line: encode(interceptMsg("evt-outer", toolEvent("evt-inner", "ls"), "deny")), id: "evt-outer", codes: params},
+		{name: "B-RPC-8 id differs from event.id", line: encode(interceptMsg("evt-outer", testkit.ShellEvent("evt-inner", "ls"), "deny")), id: "evt-outer", codes: params},
 		{name: "tool.before outcome present", line: evt("evt-a1", "outcome", "ok"), id: "evt-a1", codes: params},
 		{name: "tool.before execution present", line: evt("evt-a2", "execution", map[string]any{"status": "executed"}), id: "evt-a2", codes: params},
 		{name: "tool.before durationMs present", line: evt("evt-a3", "durationMs", 12), id: "evt-a3", codes: params},
@@ -126,8 +128,8 @@ func errorCases() []errCase {
 
 		// Step 8 outcome refused: the policy denies but deny is not
 		// advertised (B-INT-6, B-EFF-2).
-		{name: "B-INT-6 deny not advertised (empty list)", line: encode(interceptMsg("evt-d1", toolEvent("evt-d1", "git push --force"))), id: "evt-d1", codes: []int64{-32602, -32004}},
-		{name: "B-INT-6 deny not advertised (flow only)", line: encode(interceptMsg("evt-d2", toolEvent("evt-d2", "rm -rf ~"), "flow")), id: "evt-d2", codes: []int64{-32602, -32004}},
+		{name: "B-INT-6 deny not advertised (empty list)", line: encode(interceptMsg("evt-d1", testkit.ShellEvent("evt-d1", "git push --force"))), id: "evt-d1", codes: []int64{-32602, -32004}},
+		{name: "B-INT-6 deny not advertised (flow only)", line: encode(interceptMsg("evt-d2", testkit.ShellEvent("evt-d2", "rm -rf ~"), "flow")), id: "evt-d2", codes: []int64{-32602, -32004}},
 	}
 }
 
@@ -208,8 +210,8 @@ func TestErrorsDoNotEchoInput(t *testing.T) {
 		encode(with(req("evt-s6"), "params.capabilities.effects", secret)),
 		encode(with(req("evt-s7"), "params.event.time", secret)),
 		encode(with(req("evt-s8"), "params.event.tool.origin", secret)),
-		encode(interceptMsg("evt-s9", toolEvent(secret, "ls"), "deny")),
-		encode(interceptMsg("evt-s10", toolEvent("evt-s10", "git push --force https://u:"+secret+"@example.com/r.git"))),
+		encode(interceptMsg("evt-s9", testkit.ShellEvent(secret, "ls"), "deny")),
+		encode(interceptMsg("evt-s10", testkit.ShellEvent("evt-s10", "git push --force https://u:"+secret+"@example.com/r.git"))),
 		interceptLine("evt-s11", "git push --force https://u:"+secret+"@example.com/r.git"),
 		interceptLine("evt-s12", "rm -rf ~/"+secret+"/.. ~"),
 	}

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
-	"github.com/ahp-opa/ahp-opa/internal/testbuf"
 	"io"
 	"os"
 	"os/exec"
@@ -13,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/ahp-opa/ahp-opa/internal/testkit"
 )
 
 // Deadlines. They are generous because the binary may be built with -race
@@ -28,7 +29,7 @@ const (
 type proc struct {
 	cmd    *exec.Cmd
 	stdin  io.WriteCloser
-	stderr *testbuf.Buffer
+	stderr *testkit.Buffer
 	// serial is true when the process decides one message at a time
 	// (--concurrency 1): replies then come in input order.
 	serial bool
@@ -58,7 +59,7 @@ func startBin(tb testing.TB, bin string, env []string, args ...string) *proc {
 	cmd.Env = append(childEnv(), env...)
 	p := &proc{
 		cmd:    cmd,
-		stderr: &testbuf.Buffer{},
+		stderr: &testkit.Buffer{},
 		lines:  make(chan string, 1<<14),
 		eof:    make(chan struct{}),
 		exited: make(chan struct{}),

@@ -2,19 +2,12 @@ package test
 
 import (
 	"bufio"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
 	"crypto/x509"
-	"crypto/x509/pkix"
 	"encoding/json"
-	"encoding/pem"
 	"errors"
 	"fmt"
-	"github.com/ahp-opa/ahp-opa/internal/testbuf"
 	"io"
-	"math/big"
 	"net"
 	"net/http"
 	"os"
@@ -26,7 +19,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ahp-opa/ahp-opa/internal/longtest"
+	"github.com/ahp-opa/ahp-opa/internal/testkit"
 )
 
 // Black-box tests of `ahp-opa serve --http` (PROTOCOL.md §8). The process
@@ -45,7 +38,7 @@ type httpServe struct {
 	base        string // http(s)://127.0.0.1:port
 
 	records chan map[string]any // stderr log records, in order
-	stderr  *testbuf.Buffer     // all of stderr, for failure messages
+	stderr  *testkit.Buffer     // all of stderr, for failure messages
 	exited  chan struct{}
 	waitErr error
 }
@@ -88,7 +81,7 @@ func launchHTTPServe(t *testing.T, env []string, args ...string) *httpServe {
 	hs := &httpServe{
 		cmd: cmd, stdin: stdin, stdout: bufio.NewReader(stdout), closeStdout: stdout.Close,
 		records: make(chan map[string]any, 1<<12),
-		stderr:  &testbuf.Buffer{},
+		stderr:  &testkit.Buffer{},
 		exited:  make(chan struct{}),
 	}
 	if err := cmd.Start(); err != nil {
@@ -222,7 +215,7 @@ func TestHTTPServe(t *testing.T) {
 			wantID(t, rep, "d1")
 			wantDeny(t, rep)
 		}},
-		{name: "integer id (B-RPC-3)", body: encode(interceptMsg(json.Number("42"), toolEvent("i1", "ls"), "deny")), status: 200, check: func(t *testing.T, r hsReply) {
+		{name: "integer id (B-RPC-3)", body: encode(interceptMsg(json.Number("42"), testkit.ShellEvent("i1", "ls"), "deny")), status: 200, check: func(t *testing.T, r hsReply) {
 			wantID(t, mustReply(t, r.body), json.Number("42"))
 		}},
 		{name: "charset=utf-8 (B-HTTP-2)", contentType: ct + "; charset=utf-8", body: interceptLine("u1", "ls"), status: 200},
@@ -453,10 +446,10 @@ func TestHTTPServeTLS(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	certFile, keyFile := filepath.Join(dir, "tls.crt"), filepath.Join(dir, "tls.key")
-	cert1, key1, x1 := hsCert(t, 1)
-	cert2, key2, x2 := hsCert(t, 2)
-	hsWrite(t, certFile, cert1)
-	hsWrite(t, keyFile, key1)
+	cert1, key1, x1 := testkit.SelfSigned(t, 1)
+	cert2, key2, x2 := testkit.SelfSigned(t, 2)
+	testkit.WriteSecret(t, certFile, cert1)
+	testkit.WriteSecret(t, keyFile, key1)
 	hs := startHTTPServe(t, []string{"AHP_OPA_TOKEN=" + hsToken}, "--tls-cert", certFile, "--tls-key", keyFile)
 	if !strings.HasPrefix(hs.base, "https://") {
 		t.Fatalf("base URL %s is not HTTPS", hs.base)
@@ -482,45 +475,10 @@ func TestHTTPServeTLS(t *testing.T) {
 	if s := serial("x1"); s != 1 {
 		t.Fatalf("serial %d, want 1", s)
 	}
-	hsWrite(t, certFile, cert2)
-	hsWrite(t, keyFile, key2)
+	testkit.WriteSecret(t, certFile, cert2)
+	testkit.WriteSecret(t, keyFile, key2)
 	if s := serial("x2"); s != 2 {
 		t.Errorf("after rotating the files: serial %d, want 2", s)
-	}
-}
-
-func hsCert(t *testing.T, serial int64) (certPEM, keyPEM []byte, cert *x509.Certificate) {
-	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(serial),
-		Subject:      pkix.Name{CommonName: "ahp-opa black-box test"},
-		NotBefore:    time.Now().Add(-time.Minute), NotAfter: time.Now().Add(time.Hour),
-		KeyUsage:    x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign,
-		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-		IPAddresses: []net.IP{net.IPv4(127, 0, 0, 1)},
-		IsCA:        true, BasicConstraintsValid: true,
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cert, _ = x509.ParseCertificate(der)
-	keyDER, err := x509.MarshalECPrivateKey(key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}),
-		pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: keyDER}), cert
-}
-
-func hsWrite(t *testing.T, path string, data []byte) {
-	t.Helper()
-	if err := os.WriteFile(path, data, 0o600); err != nil {
-		t.Fatal(err)
 	}
 }
 
@@ -528,7 +486,7 @@ func hsWrite(t *testing.T, path string, data []byte) {
 // connections and checks every answer: right id, right decision, valid
 // wire format; the metrics then account for every decision.
 func TestHTTPServeLoad(t *testing.T) {
-	longtest.Require(t)
+	testkit.RequireLong(t)
 	const workers, perWorker = 8, 40
 	hs := startHTTPServe(t, []string{"AHP_OPA_TOKEN=" + hsToken}, "--http-queue-wait", "10s")
 	var wg sync.WaitGroup

@@ -4,6 +4,8 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/ahp-opa/ahp-opa/internal/testkit"
 )
 
 // writeLine is a hooks/intercept request for a Write of content bytes of
@@ -12,7 +14,7 @@ func writeLine(id string, content int) string {
 	msg := denyRequest(id, "ls")
 	with(msg, "params.event.tool", map[string]any{
 		"name": "Write", "origin": "native",
-		"input": map[string]any{"file_path": "/repo/src/big.txt", "content": strings.Repeat("plain text line\n", content/16+1)[:content]},
+		"input": map[string]any{"file_path": testkit.Workspace + "/src/big.txt", "content": strings.Repeat("plain text line\n", content/16+1)[:content]},
 	})
 	return encode(msg)
 }

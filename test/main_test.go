@@ -14,8 +14,7 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/ahp-opa/ahp-opa/internal/longtest"
-	"github.com/ahp-opa/ahp-opa/internal/sharedtest"
+	"github.com/ahp-opa/ahp-opa/internal/testkit"
 )
 
 // envBinary names a prebuilt binary to test instead of building one.
@@ -91,7 +90,7 @@ func runMain(m *testing.M) int {
 func buildCommand(dir, command string) (string, error) {
 	name := command
 	args := []string{"build"}
-	if raceEnabled && longtest.Enabled() {
+	if raceEnabled && testkit.LongEnabled() {
 		name += "-race"
 		args = append(args, "-race")
 	}
@@ -166,18 +165,18 @@ func copyFile(dst, src string) error {
 }
 
 func runWithShared(m *testing.M) int {
-	dir, err := sharedtest.LocateAHP()
+	dir, err := testkit.LocateAHP()
 	if err != nil {
 		sharedMissing = err.Error()
 		fmt.Fprintf(os.Stderr, "test: %s; fixture tests skip and replies are checked without the JSON Schemas\n", sharedMissing)
 	}
 	sharedDir = dir
-	return sharedtest.Main(m)
+	return testkit.Main(m)
 }
 
 // requireShared returns the shared directory, or skips the test (fails it
 // when AHP_REQUIRE_SHARED=1) naming where it looked.
 func requireShared(tb testing.TB) string {
 	tb.Helper()
-	return sharedtest.AHP(tb)
+	return testkit.AHP(tb)
 }

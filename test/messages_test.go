@@ -4,42 +4,22 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/ahp-opa/ahp-opa/internal/testkit"
 )
 
 // Builders for the messages a harness sends. Messages are plain maps so
 // that tables can break them field by field.
-
-const testSource = "urn:uuid:5b7de29e-0000-4000-8000-00000000a4e0"
-
-// toolEvent is a seed-shape tool.before event (call.id, path, tool.origin)
-// for a shell command.
-func toolEvent(id, command string) map[string]any {
-	return map[string]any{
-		"id":      id,
-		"source":  testSource,
-		"type":    "tool.before",
-		"time":    "2026-01-02T03:04:05Z",
-		"session": map[string]any{"id": "sess-1", "cwd": "/repo", "workspaceRoots": []any{"/repo"}},
-		"call":    map[string]any{"id": "call-1"},
-		"path":    "native",
-		"tool": map[string]any{
-			"name":   "Bash",
-			"kind":   "shell",
-			"origin": "native",
-			"input":  map[string]any{"command": command},
-		},
-	}
-}
 
 // legacyEvent is the early-draft shape: tool.callId, no call, path or
 // origin (B-INT-5, PROTOCOL.md §11).
 func legacyEvent(id, command string) map[string]any {
 	return map[string]any{
 		"id":      id,
-		"source":  testSource,
+		"source":  testkit.Source,
 		"type":    "tool.before",
-		"time":    "2026-01-02T03:04:05Z",
-		"session": map[string]any{"id": "sess-1"},
+		"time":    testkit.Time,
+		"session": map[string]any{"id": testkit.SessionID},
 		"tool": map[string]any{
 			"callId": "call-1",
 			"name":   "Bash",
@@ -75,7 +55,7 @@ func interceptMsg(id any, event map[string]any, effects ...string) map[string]an
 // denyRequest is the usual request: string id equal to the event id,
 // deny advertised.
 func denyRequest(id, command string) map[string]any {
-	return interceptMsg(id, toolEvent(id, command), "deny")
+	return interceptMsg(id, testkit.ShellEvent(id, command), "deny")
 }
 
 func interceptLine(id, command string) string { return encode(denyRequest(id, command)) }
@@ -92,10 +72,10 @@ func observeMsg(event map[string]any) map[string]any {
 func sessionEndEvent(id string) map[string]any {
 	return map[string]any{
 		"id":      id,
-		"source":  testSource,
+		"source":  testkit.Source,
 		"type":    "session.end",
 		"time":    "2026-01-02T04:00:00Z",
-		"session": map[string]any{"id": "sess-1"},
+		"session": map[string]any{"id": testkit.SessionID},
 		"outcome": "completed",
 		"reason":  "user exit",
 	}

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ahp-opa/ahp-opa/internal/testkit"
 	"github.com/open-policy-agent/opa/v1/bundle"
 )
 
@@ -32,7 +33,7 @@ func reloadRule(pkg, tool, reason string) string {
 // reloadAsk sends one intercept for tool, advertising deny.
 func reloadAsk(t *testing.T, p *proc, id, tool string) *reply {
 	t.Helper()
-	ev := toolEvent(id, "irrelevant")
+	ev := testkit.ShellEvent(id, "irrelevant")
 	with(ev, "tool.name", tool)
 	with(ev, "tool.kind", "other")
 	r := p.roundTrip(t, encode(interceptMsg(id, ev, "deny")))

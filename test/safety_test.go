@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ahp-opa/ahp-opa/internal/treetest"
+	"github.com/ahp-opa/ahp-opa/internal/testkit"
 )
 
 // TestServeRefusesAuditLogThatIsNotOne: `serve --audit-log DIR` (a
@@ -38,7 +38,7 @@ func TestServeRefusesAuditLogThatIsNotOne(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			dir := t.TempDir()
 			path := c.setup(t, dir)
-			before := treetest.Snapshot(t, dir)
+			before := testkit.SnapshotTree(t, dir)
 			cmd := exec.Command(binPath, "serve", "--http", "127.0.0.1:0", "--audit-log", path)
 			cmd.Env = childEnv()
 			out, err := cmd.CombinedOutput()
@@ -49,7 +49,7 @@ func TestServeRefusesAuditLogThatIsNotOne(t *testing.T) {
 			if want := strings.ReplaceAll(c.want, "PATH", path); !strings.Contains(string(out), want) {
 				t.Errorf("output lacks %q:\n%s", want, out)
 			}
-			treetest.AssertSame(t, before, treetest.Snapshot(t, dir))
+			testkit.AssertSameTree(t, before, testkit.SnapshotTree(t, dir))
 		})
 	}
 }

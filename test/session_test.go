@@ -7,11 +7,13 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/ahp-opa/ahp-opa/internal/testkit"
 )
 
 // sessionEvent is a tool.before for one call of session sess-1.
 func sessionEvent(id, callID, command string) map[string]any {
-	ev := toolEvent(id, command)
+	ev := testkit.ShellEvent(id, command)
 	ev["call"] = map[string]any{"id": callID}
 	return ev
 }
@@ -36,7 +38,7 @@ func TestSessionFactsEndToEnd(t *testing.T) {
 		t.Fatalf("upload after reading .env: %s, want the session rule's deny", r)
 	}
 	other := sessionEvent("u2", "c3", upload)
-	other["session"] = map[string]any{"id": "sess-2", "cwd": "/repo"}
+	other["session"] = map[string]any{"id": "sess-2", "cwd": testkit.Workspace}
 	if r := p.roundTrip(t, encode(interceptMsg("u2", other, "deny"))); r.denyEffect() != nil {
 		t.Fatalf("another session: %s, want no objection", r)
 	}
@@ -67,8 +69,8 @@ func TestAuditAnomalyEndToEnd(t *testing.T) {
 		t.Fatalf("force push: %s, want a deny", r)
 	}
 	after := map[string]any{
-		"id": "after-1", "source": testSource, "type": "tool.after", "time": "2026-01-02T03:04:06Z",
-		"session": map[string]any{"id": "sess-1"}, "call": map[string]any{"id": "call-d1"}, "path": "native",
+		"id": "after-1", "source": testkit.Source, "type": "tool.after", "time": "2026-01-02T03:04:06Z",
+		"session": map[string]any{"id": testkit.SessionID}, "call": map[string]any{"id": "call-d1"}, "path": "native",
 		"tool":    map[string]any{"name": "Bash", "origin": "native", "input": map[string]any{"command": "git push --force origin main"}},
 		"outcome": "ok", "execution": map[string]any{"status": "executed"}, "items": []any{},
 	}

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ahp-opa/ahp-opa/internal/longtest"
+	"github.com/ahp-opa/ahp-opa/internal/testkit"
 )
 
 // TestNotificationsGetNoOutput: a message without an id never gets any
@@ -22,7 +22,7 @@ func TestNotificationsGetNoOutput(t *testing.T) {
 		line string
 	}{
 		{"B-OBS-1 session.end", encode(observeMsg(sessionEndEvent("evt-n1")))},
-		{"B-OBS-4 tool.before observed", encode(observeMsg(toolEvent("evt-n2", "git push --force")))},
+		{"B-OBS-4 tool.before observed", encode(observeMsg(testkit.ShellEvent("evt-n2", "git push --force")))},
 		{"B-OBS-1 subscriptionId accepted", encode(with(observeMsg(sessionEndEvent("evt-n3")), "params.subscriptionId", "observer"))},
 		{"B-OBS-3 unknown event type", encode(with(observeMsg(sessionEndEvent("evt-n4")), "params.event.type", "no.such.event"))},
 		{"B-OBS-3 wrong protocolVersion", encode(with(observeMsg(sessionEndEvent("evt-n5")), "params.protocolVersion", "0.1"))},
@@ -32,8 +32,8 @@ func TestNotificationsGetNoOutput(t *testing.T) {
 		{"B-OBS-3 event a JSON-encoded string", encode(with(observeMsg(nil), "params.event", encode(sessionEndEvent("evt-n6"))))},
 		{"B-RPC-4 unknown method", `{"jsonrpc":"2.0","method":"hooks/unknown","params":{}}`},
 		{"B-RPC-4 hooks/capabilities notification", `{"jsonrpc":"2.0","method":"hooks/capabilities","params":{"protocolVersion":"draft"}}`},
-		{"B-RPC-4 intercept without id", encode(interceptMsg(nil, toolEvent("evt-n7", "git push --force"), "deny"))},
-		{"B-RPC-4 intercept without id, bad version", encode(with(interceptMsg(nil, toolEvent("evt-n8", "ls"), "deny"), "params.protocolVersion", "0.1"))},
+		{"B-RPC-4 intercept without id", encode(interceptMsg(nil, testkit.ShellEvent("evt-n7", "git push --force"), "deny"))},
+		{"B-RPC-4 intercept without id, bad version", encode(with(interceptMsg(nil, testkit.ShellEvent("evt-n8", "ls"), "deny"), "params.protocolVersion", "0.1"))},
 		{"B-RPC-4 jsonrpc 1.0", `{"jsonrpc":"1.0","method":"hooks/observe","params":{}}`},
 		{"B-RPC-4 jsonrpc missing", `{"method":"hooks/observe","params":{"protocolVersion":"draft"}}`},
 		{"B-STDIO-5 blank line", ""},
@@ -156,9 +156,9 @@ func TestLenientShapes(t *testing.T) {
 		{"B-RPC-6 unknown fields, denied", extra(denyRequest("evt-u1", "git push --force")), true},
 		{"B-RPC-6 unknown fields, allowed", extra(denyRequest("evt-u2", "git status")), false},
 		{"B-INT-3 no native or extensions", denyRequest("evt-u3", "rm -rf ~"), true},
-		{"B-EFF-2 deny among others", interceptMsg("evt-u4", toolEvent("evt-u4", "git push --force"), "flow", "deny", "modify"), true},
-		{"B-EFF-1 nothing advertised, nothing to say", interceptMsg("evt-u5", toolEvent("evt-u5", "ls")), false},
-		{"integer id, any event id", interceptMsg(41, toolEvent("evt-other", "git push --force"), "deny"), true},
+		{"B-EFF-2 deny among others", interceptMsg("evt-u4", testkit.ShellEvent("evt-u4", "git push --force"), "flow", "deny", "modify"), true},
+		{"B-EFF-1 nothing advertised, nothing to say", interceptMsg("evt-u5", testkit.ShellEvent("evt-u5", "ls")), false},
+		{"integer id, any event id", interceptMsg(41, testkit.ShellEvent("evt-other", "git push --force"), "deny"), true},
 	}
 	p := startServe(t)
 	for _, c := range cases {
@@ -208,7 +208,7 @@ func TestIDEcho(t *testing.T) {
 			if s, ok := id.(string); ok {
 				evID = s
 			}
-			line := encode(interceptMsg(id, toolEvent(evID, "git push --force"), "deny"))
+			line := encode(interceptMsg(id, testkit.ShellEvent(evID, "git push --force"), "deny"))
 			r := p.roundTrip(t, line)
 			wantID(t, r, id)
 			wantDeny(t, r)
@@ -216,7 +216,7 @@ func TestIDEcho(t *testing.T) {
 				t.Errorf("integer id %s not echoed verbatim: %s", n, r.line)
 			}
 			// The same id on an error path.
-			r = p.roundTrip(t, encode(with(interceptMsg(id, toolEvent(evID, "ls"), "deny"), "method", "nope")))
+			r = p.roundTrip(t, encode(with(interceptMsg(id, testkit.ShellEvent(evID, "ls"), "deny"), "method", "nope")))
 			wantID(t, r, id)
 			wantError(t, r, -32601)
 		})
@@ -262,7 +262,7 @@ func pipelineMix(n int) (lines []string, want map[string]string, nulls int) {
 			lines = append(lines, interceptLine(id, "git push --force origin main"))
 			want[jsonText(id)] = "deny"
 		case 1:
-			lines = append(lines, encode(interceptMsg(i, toolEvent("evt-int", "git status"), "deny")))
+			lines = append(lines, encode(interceptMsg(i, testkit.ShellEvent("evt-int", "git status"), "deny")))
 			want[jsonText(i)] = "allow"
 		case 2:
 			lines = append(lines, encode(observeMsg(sessionEndEvent(fmt.Sprintf("evt-obs-%d", i)))))
@@ -332,7 +332,7 @@ func TestPipelining(t *testing.T) {
 		}
 		t.Run(name, func(t *testing.T) {
 			if conc != "" {
-				longtest.Require(t) // the default concurrency runs always
+				testkit.RequireLong(t) // the default concurrency runs always
 			}
 			var args []string
 			if conc != "" {
@@ -506,7 +506,7 @@ func TestSignals(t *testing.T) {
 	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT} {
 		t.Run(sig.String()+"/in flight", func(t *testing.T) {
 			if sig != syscall.SIGTERM {
-				longtest.Require(t) // same handler as SIGTERM
+				testkit.RequireLong(t) // same handler as SIGTERM
 			}
 			p := startServe(t)
 			// A reply proves the signal handler is installed.

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/ahp-opa/ahp-opa/internal/adapters"
+	"github.com/ahp-opa/ahp-opa/internal/testkit"
 )
 
 // claudePayload is a Claude Code PreToolUse payload for a tool named tool.
@@ -153,7 +154,7 @@ func TestHTTPHooks(t *testing.T) {
 			}
 			switch {
 			case tt.want != "":
-				sameJSON(t, got.body, tt.want)
+				testkit.SameJSON(t, got.body, []byte(tt.want))
 				if got.header.Get("Content-Type") != "application/json" {
 					t.Errorf("Content-Type %q", got.header.Get("Content-Type"))
 				}
@@ -191,22 +192,6 @@ func TestHTTPHooksOff(t *testing.T) {
 	url, c := startHTTPTest(t, newHTTP(statelessInterceptor{}))
 	if got := post(t, c, url+"/hooks/claude-code", claudePayload("Danger")); got.status != http.StatusNotFound {
 		t.Fatalf("status %d", got.status)
-	}
-}
-
-func sameJSON(t *testing.T, got []byte, want string) {
-	t.Helper()
-	var g, w any
-	if err := json.Unmarshal(got, &g); err != nil {
-		t.Fatalf("body %q is not JSON: %v", got, err)
-	}
-	if err := json.Unmarshal([]byte(want), &w); err != nil {
-		t.Fatal(err)
-	}
-	gb, _ := json.Marshal(g)
-	wb, _ := json.Marshal(w)
-	if string(gb) != string(wb) {
-		t.Fatalf("body\n got  %s\n want %s", gb, wb)
 	}
 }
 

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/ahp-opa/ahp-opa/internal/testbuf"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -21,6 +20,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/ahp-opa/ahp-opa/internal/testkit"
 )
 
 // Tests of the HTTP binding. Rule ids refer to ../shared/ahp/PROTOCOL.md.
@@ -326,7 +327,7 @@ func TestHTTPAuth(t *testing.T) {
 		{name: "healthz is open", path: "/healthz", method: http.MethodGet, status: 200},
 		{name: "readyz is open", path: "/readyz", method: http.MethodGet, status: 200},
 	}
-	var logs testbuf.Buffer
+	var logs testkit.Buffer
 	h := newHTTP(statelessInterceptor{})
 	h.Token = testToken
 	h.Metrics = http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { io.WriteString(w, "m 1\n") })

@@ -2,65 +2,17 @@ package transport
 
 import (
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
 	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/pem"
 	"io"
-	"math/big"
-	"net"
 	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
+
+	"github.com/ahp-opa/ahp-opa/internal/testkit"
 )
-
-// selfSigned returns a PEM certificate and key for 127.0.0.1, valid for an
-// hour, with the given serial number.
-func selfSigned(t *testing.T, serial int64) (certPEM, keyPEM []byte, cert *x509.Certificate) {
-	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{
-		SerialNumber:          big.NewInt(serial),
-		Subject:               pkix.Name{CommonName: "ahp-opa test"},
-		NotBefore:             time.Now().Add(-time.Minute),
-		NotAfter:              time.Now().Add(time.Hour),
-		KeyUsage:              x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign,
-		ExtKeyUsage:           []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-		IPAddresses:           []net.IP{net.IPv4(127, 0, 0, 1)},
-		BasicConstraintsValid: true,
-		IsCA:                  true,
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cert, err = x509.ParseCertificate(der)
-	if err != nil {
-		t.Fatal(err)
-	}
-	keyDER, err := x509.MarshalECPrivateKey(key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}),
-		pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: keyDER}), cert
-}
-
-func writeFile(t *testing.T, path string, data []byte) {
-	t.Helper()
-	if err := os.WriteFile(path, data, 0o600); err != nil {
-		t.Fatal(err)
-	}
-}
 
 // tlsClient trusts the given certificates and opens a new connection for
 // every request, so that each one sees the certificate served right now.
@@ -95,9 +47,9 @@ func servedSerial(t *testing.T, c *http.Client, url string) int64 {
 func TestHTTPTLS(t *testing.T) {
 	dir := t.TempDir()
 	certFile, keyFile := filepath.Join(dir, "tls.crt"), filepath.Join(dir, "tls.key")
-	cert1, key1, x1 := selfSigned(t, 1)
-	writeFile(t, certFile, cert1)
-	writeFile(t, keyFile, key1)
+	cert1, key1, x1 := testkit.SelfSigned(t, 1)
+	testkit.WriteSecret(t, certFile, cert1)
+	testkit.WriteSecret(t, keyFile, key1)
 
 	reloader, err := NewCertReloader(certFile, keyFile, nil)
 	if err != nil {
@@ -114,7 +66,7 @@ func TestHTTPTLS(t *testing.T) {
 		}
 	}()
 
-	cert2, key2, x2 := selfSigned(t, 2)
+	cert2, key2, x2 := testkit.SelfSigned(t, 2)
 	c := tlsClient(x1, x2)
 	if got := servedSerial(t, c, url); got != 1 {
 		t.Fatalf("serial %d, want 1", got)
@@ -131,12 +83,12 @@ func TestHTTPTLS(t *testing.T) {
 	}
 
 	// A half-done rotation (new certificate, old key) keeps the old pair.
-	writeFile(t, certFile, cert2)
+	testkit.WriteSecret(t, certFile, cert2)
 	if got := servedSerial(t, c, url); got != 1 {
 		t.Errorf("mismatched pair: serial %d, want the previous certificate 1", got)
 	}
 	// Finishing it switches to the new pair without a restart.
-	writeFile(t, keyFile, key2)
+	testkit.WriteSecret(t, keyFile, key2)
 	if got := servedSerial(t, c, url); got != 2 {
 		t.Errorf("after rotation: serial %d, want 2", got)
 	}
@@ -174,11 +126,11 @@ func TestHTTPTLS(t *testing.T) {
 
 func TestNewCertReloaderErrors(t *testing.T) {
 	dir := t.TempDir()
-	cert, key, _ := selfSigned(t, 1)
-	_, otherKey, _ := selfSigned(t, 2)
+	cert, key, _ := testkit.SelfSigned(t, 1)
+	_, otherKey, _ := testkit.SelfSigned(t, 2)
 	good := func(name string, data []byte) string {
 		p := filepath.Join(dir, name)
-		writeFile(t, p, data)
+		testkit.WriteSecret(t, p, data)
 		return p
 	}
 	certFile, keyFile := good("c.pem", cert), good("k.pem", key)

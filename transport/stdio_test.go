@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ahp-opa/ahp-opa/internal/testbuf"
+	"github.com/ahp-opa/ahp-opa/internal/testkit"
 )
 
 // serveString runs the stdio binding over in and returns the reply lines.
@@ -163,7 +163,7 @@ func TestStdioCancelAnswersInFlight(t *testing.T) {
 	s := &Stdio{Server: &Server{Interceptor: g}}
 	pr, pw := io.Pipe()
 	defer pw.Close()
-	var out testbuf.Buffer
+	var out testkit.Buffer
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- s.Serve(ctx, pr, &out) }()

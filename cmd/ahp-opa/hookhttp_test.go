@@ -18,7 +18,7 @@ import (
 	"github.com/ahp-opa/ahp-opa/internal/audit"
 	"github.com/ahp-opa/ahp-opa/internal/daemon"
 	"github.com/ahp-opa/ahp-opa/internal/metrics"
-	"github.com/ahp-opa/ahp-opa/internal/sharedtest"
+	"github.com/ahp-opa/ahp-opa/internal/testkit"
 	"github.com/ahp-opa/ahp-opa/transport"
 )
 
@@ -76,7 +76,7 @@ type hookFixture struct {
 
 func hookFixtures(t *testing.T) (string, []hookFixture) {
 	t.Helper()
-	dir := filepath.Join(sharedtest.Adapters(t), "fixtures")
+	dir := filepath.Join(testkit.Adapters(t), "fixtures")
 	data, err := os.ReadFile(filepath.Join(dir, "INDEX.json"))
 	if err != nil {
 		t.Fatal(err)

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"github.com/ahp-opa/ahp-opa/internal/testbuf"
 	"io"
 	"log/slog"
 	"net"
@@ -12,6 +11,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ahp-opa/ahp-opa/internal/testkit"
 
 	"github.com/spf13/pflag"
 
@@ -23,8 +24,8 @@ import (
 
 const secretToken = "tok-0123456789abcdef-0123456789abcdef"
 
-func testLogger() (*slog.Logger, *testbuf.Buffer) {
-	buf := &testbuf.Buffer{}
+func testLogger() (*slog.Logger, *testkit.Buffer) {
+	buf := &testkit.Buffer{}
 	return slog.New(slog.NewTextHandler(buf, &slog.HandlerOptions{Level: slog.LevelDebug})), buf
 }
 

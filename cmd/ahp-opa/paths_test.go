@@ -13,7 +13,7 @@ import (
 
 	"github.com/ahp-opa/ahp-opa/internal/audit"
 	"github.com/ahp-opa/ahp-opa/internal/pathread"
-	"github.com/ahp-opa/ahp-opa/internal/treetest"
+	"github.com/ahp-opa/ahp-opa/internal/testkit"
 )
 
 // TestUserPathsAreBounded: every path a user names is refused at once
@@ -75,13 +75,13 @@ func TestUserPathsAreBounded(t *testing.T) {
 			default:
 				path = c.make
 			}
-			before := treetest.Snapshot(t, dir)
+			before := testkit.SnapshotTree(t, dir)
 			err := c.run(path)
 			want := strings.ReplaceAll(c.want, "PATH", path)
 			if err == nil || err.Error() != want || !errors.Is(err, c.is) {
 				t.Errorf("err = %v\nwant  %s", err, want)
 			}
-			treetest.AssertSame(t, before, treetest.Snapshot(t, dir))
+			testkit.AssertSameTree(t, before, testkit.SnapshotTree(t, dir))
 		})
 	}
 }

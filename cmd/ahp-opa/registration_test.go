@@ -12,7 +12,7 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
-	"github.com/ahp-opa/ahp-opa/internal/sharedtest"
+	"github.com/ahp-opa/ahp-opa/internal/testkit"
 )
 
 // schemaBaseURL is the $id prefix of the official schemas, which live in the
@@ -25,7 +25,7 @@ const schemaBaseURL = "https://agenthooksprotocol.org/schemas/draft/"
 // AHP_REQUIRE_SHARED=1.
 func registrationSchema(t *testing.T) (*jsonschema.Schema, string) {
 	t.Helper()
-	dir := filepath.Join(sharedtest.AHP(t), "conformance", "schema", "draft")
+	dir := filepath.Join(testkit.AHP(t), "conformance", "schema", "draft")
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		t.Fatal(err)

@@ -10,7 +10,7 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/ahp-opa/ahp-opa/internal/sharedtest"
+	"github.com/ahp-opa/ahp-opa/internal/testkit"
 )
 
 func serveFlagSet(t testing.TB, args ...string) *pflag.FlagSet {
@@ -193,4 +193,4 @@ func TestConfigKeysDocumented(t *testing.T) {
 
 // TestMain prints one line naming the tests skipped for want of the shared
 // conformance material.
-func TestMain(m *testing.M) { os.Exit(sharedtest.Main(m)) }
+func TestMain(m *testing.M) { os.Exit(testkit.Main(m)) }

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ahp-opa/ahp-opa/internal/longtest"
+	"github.com/ahp-opa/ahp-opa/internal/testkit"
 )
 
 func writeFiles(t *testing.T, files map[string]string) string {
@@ -158,7 +158,7 @@ func TestTestCommand(t *testing.T) {
 // command (the rego package runs all of them); the long run takes all.
 func TestBuiltinAndExamplesPass(t *testing.T) {
 	builtin := testOptions{run: `builtin_test\.test_force_push_`, failOnEmpty: true}
-	if longtest.Enabled() {
+	if testkit.LongEnabled() {
 		builtin = testOptions{}
 	}
 	for _, c := range []struct {

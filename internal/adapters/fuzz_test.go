@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/ahp-opa/ahp-opa/internal/adapters"
-	"github.com/ahp-opa/ahp-opa/internal/sharedtest"
+	"github.com/ahp-opa/ahp-opa/internal/testkit"
 )
 
 // fuzzDecoder checks one agent's payload decoder: it never panics, a
@@ -20,7 +20,7 @@ func fuzzDecoder(f *testing.F, agent string) {
 	f.Add([]byte(`{}`))
 	f.Add([]byte(`{"tool_name":1,"toolArgs":"{\"command\":[1]}","tool_input":"x","mcp_context":[]}`))
 	f.Add([]byte(`{"hook_event_name":"beforeMCPExecution","tool_name":"t","tool_input":"{","url":"http://[::1"}`))
-	if dir, err := sharedtest.LocateAdapters(); err == nil {
+	if dir, err := testkit.LocateAdapters(); err == nil {
 		files, _ := filepath.Glob(filepath.Join(dir, "fixtures", "*", "*.json"))
 		for _, file := range files {
 			if b, err := os.ReadFile(file); err == nil {

@@ -115,7 +115,7 @@ func TestRunFailures(t *testing.T) {
 					t.Fatalf("fail-closed: exit %d stderr %q, want 0 and none", closed.Exit, closed.Stderr)
 				}
 				reason := reasonOf(t, closed.Stdout)
-				sameJSON(t, closed.Stdout, []byte(denyForm(agent, reason)))
+				sameStdout(t, closed.Stdout, []byte(denyForm(agent, reason)))
 				if strings.Contains(reason, "boom") {
 					t.Errorf("reason %q quotes the panic", reason)
 				}
@@ -130,7 +130,7 @@ func TestRunFailures(t *testing.T) {
 
 				opts.FailOpen = true
 				open := adapters.Run(context.Background(), c.dec, agent, payload, opts)
-				sameJSON(t, open.Stdout, []byte(`{}`))
+				sameStdout(t, open.Stdout, []byte(`{}`))
 				if open.Exit != 0 || !strings.Contains(open.Stderr, c.reason[0]) || strings.Contains(open.Stderr, "\n") {
 					t.Fatalf("fail-open: exit %d stderr %q, want 0 and the reason on one line", open.Exit, open.Stderr)
 				}
@@ -150,7 +150,7 @@ func TestRunDecides(t *testing.T) {
 	})
 	for _, agent := range adapters.Names {
 		ans := adapters.Run(context.Background(), deny, agent, []byte(preToolPayload[agent]), adapters.Options{})
-		sameJSON(t, ans.Stdout, []byte(denyForm(agent, "No ls <here> & now.")))
+		sameStdout(t, ans.Stdout, []byte(denyForm(agent, "No ls <here> & now.")))
 		if strings.Contains(string(ans.Stdout), `\u003c`) {
 			t.Errorf("%s: reason HTML-escaped: %s", agent, ans.Stdout)
 		}

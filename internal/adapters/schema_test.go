@@ -11,7 +11,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/ahp-opa/ahp-opa/internal/adapters"
-	"github.com/ahp-opa/ahp-opa/internal/sharedtest"
+	"github.com/ahp-opa/ahp-opa/internal/testkit"
 )
 
 // TestEventsMatchSchema: every tool.before, tool.after and session.end a
@@ -19,7 +19,7 @@ import (
 // is left out: its manifest is the harness's capability manifest, which a
 // hook adapter cannot know.
 func TestEventsMatchSchema(t *testing.T) {
-	schemaDir := filepath.Join(sharedtest.AHP(t), "conformance", "schema", "draft")
+	schemaDir := filepath.Join(testkit.AHP(t), "conformance", "schema", "draft")
 	c := jsonschema.NewCompiler()
 	entries, err := os.ReadDir(schemaDir)
 	if err != nil {

@@ -14,7 +14,7 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/ahp-opa/ahp-opa/internal/treetest"
+	"github.com/ahp-opa/ahp-opa/internal/testkit"
 	"github.com/ahp-opa/ahp-opa/transport"
 )
 
@@ -74,7 +74,7 @@ func TestOpenFileRefusesWhatIsNotAnAuditLog(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			dir := t.TempDir()
 			path := c.setup(t, dir)
-			before := treetest.Snapshot(t, dir)
+			before := testkit.SnapshotTree(t, dir)
 			f, err := OpenFile(FileConfig{Path: path, MaxSizeMB: 1})
 			want := strings.ReplaceAll(c.want, "DIR", dir)
 			if err == nil {
@@ -83,7 +83,7 @@ func TestOpenFileRefusesWhatIsNotAnAuditLog(t *testing.T) {
 			if err == nil || err.Error() != want || !errors.Is(err, c.is) {
 				t.Errorf("OpenFile = %v\nwant %s", err, want)
 			}
-			treetest.AssertSame(t, before, treetest.Snapshot(t, dir))
+			testkit.AssertSameTree(t, before, testkit.SnapshotTree(t, dir))
 		})
 	}
 	t.Run("a device", func(t *testing.T) {
@@ -130,14 +130,14 @@ func TestOpenFileAccepts(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			dir := t.TempDir()
 			path := c.setup(t, dir)
-			before := treetest.Snapshot(t, dir)
+			before := testkit.SnapshotTree(t, dir)
 			f, err := OpenFile(FileConfig{Path: path})
 			if err != nil {
 				t.Fatal(err)
 			}
 			must(t, f.Write(&Record{Kind: KindDecision, EventID: "new"}))
 			must(t, f.Close())
-			treetest.AssertSame(t, before, treetest.Snapshot(t, dir), c.changed)
+			testkit.AssertSameTree(t, before, testkit.SnapshotTree(t, dir), c.changed)
 			b, _ := os.ReadFile(filepath.Join(dir, c.changed))
 			lines := strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
 			if c.want < 0 { // the crash's partial line stands alone; the new record is whole
@@ -169,12 +169,12 @@ func TestRotationTouchesOnlyItsOwnFile(t *testing.T) {
 	must(t, os.Rename(path, path+".moved"))
 	must(t, os.Mkdir(path, 0o755))
 	must(t, f.Reopen())
-	before := treetest.Snapshot(t, dir)
+	before := testkit.SnapshotTree(t, dir)
 	err = f.Write(&Record{Kind: KindDecision, EventID: "2"})
 	if want := "audit log " + path + ": not an ahp-opa audit log: it is a directory"; err == nil || err.Error() != want {
 		t.Errorf("Write = %v, want %s", err, want)
 	}
-	treetest.AssertSame(t, before, treetest.Snapshot(t, dir))
+	testkit.AssertSameTree(t, before, testkit.SnapshotTree(t, dir))
 
 	// Without Reopen, a rotation due while the path names another file
 	// renames nothing and opens… nothing it does not own.
@@ -188,12 +188,12 @@ func TestRotationTouchesOnlyItsOwnFile(t *testing.T) {
 	must(t, g.Write(&Record{Kind: KindDecision, EventID: "a", Reason: big}))
 	must(t, os.Rename(path, path+".theirs"))
 	must(t, os.WriteFile(path, []byte("someone else's file\n"), 0o644))
-	before = treetest.Snapshot(t, dir)
+	before = testkit.SnapshotTree(t, dir)
 	err = g.Write(&Record{Kind: KindDecision, EventID: "b", Reason: big}) // due to rotate
 	if !errors.Is(err, ErrNotAuditLog) {
 		t.Errorf("Write over a foreign file = %v, want ErrNotAuditLog", err)
 	}
-	treetest.AssertSame(t, before, treetest.Snapshot(t, dir))
+	testkit.AssertSameTree(t, before, testkit.SnapshotTree(t, dir))
 }
 
 // TestFullDiskLeavesWholeLines runs a writer under a file-size limit, so

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"testing"
 
+	"github.com/ahp-opa/ahp-opa/internal/testkit"
 	"github.com/open-policy-agent/opa/v1/ast"
 )
 
@@ -46,7 +47,7 @@ func TestNeeded(t *testing.T) {
 // TestPartsSelect: only the parts asked for are in input.ahp, and each is
 // the same as in the whole enrichment.
 func TestPartsSelect(t *testing.T) {
-	ev := toolEvent(map[string]any{"name": "Bash", "input": map[string]any{
+	ev := testkit.ToolEvent(map[string]any{"name": "Bash", "input": map[string]any{
 		"command": "echo ghp_abcdefghijklmnopqrstuvwxyz0123456789 > ~/.ssh/config"}})
 	ev["source"] = "urn:ahp-opa:agent:codex"
 	evObj := ast.MustInterfaceToValue(ev).(ast.Object)

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/ahp-opa/ahp-opa/internal/testkit"
 )
 
 // TestToolShapes pins the tool-shape table: each shape reaches the family,
@@ -42,7 +44,7 @@ func TestToolShapes(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			ahp := ahpOf(t, toolEvent(tt.tool))
+			ahp := ahpOf(t, testkit.ToolEvent(tt.tool))
 			tool := ahp["tool"].(map[string]any)
 			if tool["family"] != tt.family {
 				t.Errorf("family = %v, want %s", tool["family"], tt.family)
@@ -92,7 +94,7 @@ func TestURLCredential(t *testing.T) {
 		{"https://docs.example.com/a?b=c", ""},
 	}
 	for _, tt := range tests {
-		ahp := ahpOf(t, toolEvent(map[string]any{"name": "WebFetch", "input": map[string]any{"url": tt.url}}))
+		ahp := ahpOf(t, testkit.ToolEvent(map[string]any{"name": "WebFetch", "input": map[string]any{"url": tt.url}}))
 		u := ahp["tool"].(map[string]any)["urls"].([]any)[0].(map[string]any)
 		got, _ := u["credential"].(string)
 		if got != tt.want {
@@ -119,7 +121,7 @@ func FuzzToolShapes(f *testing.F) {
 		if !utf8.ValidString(name) || json.Unmarshal([]byte(input), &in) != nil {
 			return // the helper's JSON round trip would change the name
 		}
-		ahp := ahpOf(t, toolEvent(map[string]any{"name": name, "input": in}))
+		ahp := ahpOf(t, testkit.ToolEvent(map[string]any{"name": name, "input": in}))
 		tool := ahp["tool"].(map[string]any)
 		if tool["name"] != name || tool["family"] == "" {
 			t.Fatalf("tool = %v", tool)

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/ahp-opa/ahp-opa/internal/pathread"
-	"github.com/ahp-opa/ahp-opa/internal/treetest"
+	"github.com/ahp-opa/ahp-opa/internal/testkit"
 )
 
 func TestRead(t *testing.T) {
@@ -39,7 +39,7 @@ func TestRead(t *testing.T) {
 	if err := os.Mkdir(sub, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	before := treetest.Snapshot(t, dir)
+	before := testkit.SnapshotTree(t, dir)
 
 	tests := []struct {
 		name    string
@@ -83,5 +83,5 @@ func TestRead(t *testing.T) {
 			}
 		})
 	}
-	treetest.AssertSame(t, before, treetest.Snapshot(t, dir))
+	testkit.AssertSameTree(t, before, testkit.SnapshotTree(t, dir))
 }

@@ -1,13 +1,13 @@
-// Package testbuf gives tests a byte buffer that a process, a logger or a
-// server goroutine may write while the test reads it.
-package testbuf
+package testkit
 
 import (
 	"bytes"
 	"sync"
 )
 
-// Buffer is a bytes.Buffer safe for concurrent writers and readers.
+// Buffer is a bytes.Buffer safe for concurrent writers and readers: a
+// process, a logger or a server goroutine may write it while the test
+// reads it.
 type Buffer struct {
 	mu  sync.Mutex
 	buf bytes.Buffer

@@ -1,7 +1,8 @@
-// Package treetest snapshots a directory tree so that a test can show that
-// code pointed at it changed nothing: no entry renamed, truncated, replaced
-// or added outside what the test allows.
-package treetest
+package testkit
+
+// Directory snapshots, so that a test can show that code pointed at a tree
+// changed nothing: no entry renamed, truncated, replaced or added outside
+// what the test allows.
 
 import (
 	"crypto/sha256"
@@ -20,9 +21,9 @@ import (
 // type, size, inode and, for regular files, a content hash.
 type Tree map[string]string
 
-// Snapshot describes every entry under root without following symlinks
+// SnapshotTree describes every entry under root without following symlinks
 // and without opening anything that is not a regular file.
-func Snapshot(t testing.TB, root string) Tree {
+func SnapshotTree(t testing.TB, root string) Tree {
 	t.Helper()
 	tree := Tree{}
 	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
@@ -62,9 +63,9 @@ func Snapshot(t testing.TB, root string) Tree {
 	return tree
 }
 
-// AssertSame fails the test unless after equals before, except for the
+// AssertSameTree fails the test unless after equals before, except for the
 // entries named in allowed (relative paths), which may appear or change.
-func AssertSame(t testing.TB, before, after Tree, allowed ...string) {
+func AssertSameTree(t testing.TB, before, after Tree, allowed ...string) {
 	t.Helper()
 	var diffs []string
 	for p, d := range before {

@@ -1,12 +1,13 @@
-// Package sharedtest locates the material that tests read at run time from
-// the shared folder beside the checkout (<repo>/../shared): the AHP
-// conformance fixtures and schemas, and the native-hook adapter fixtures.
+package testkit
+
+// The material that tests read at run time from the shared folder beside
+// the checkout (<repo>/../shared): the AHP conformance fixtures and
+// schemas, and the native-hook adapter fixtures.
 //
 // Where the material is absent (a fresh clone elsewhere) the tests that need
 // it skip, and Main prints one line naming them, where it looked and how to
 // run them; AHP_REQUIRE_SHARED=1, which CI sets, makes that a failure
 // instead.
-package sharedtest
 
 import (
 	"fmt"
@@ -19,9 +20,9 @@ import (
 
 // Environment variables that steer where the shared material is found.
 const (
-	EnvAHPDir      = "AHP_SHARED_DIR"     // the folder holding PROTOCOL.md and conformance/
-	EnvAdaptersDir = "AHP_ADAPTERS_DIR"   // the folder holding CONTRACTS.md and fixtures/
-	EnvRequire     = "AHP_REQUIRE_SHARED" // "1": missing material fails instead of skipping
+	EnvAHPDir        = "AHP_SHARED_DIR"     // the folder holding PROTOCOL.md and conformance/
+	EnvAdaptersDir   = "AHP_ADAPTERS_DIR"   // the folder holding CONTRACTS.md and fixtures/
+	EnvRequireShared = "AHP_REQUIRE_SHARED" // "1": missing material fails instead of skipping
 )
 
 // AHP returns the AHP material folder (PROTOCOL.md, conformance/), or skips
@@ -51,16 +52,17 @@ func LocateAdapters() (string, error) {
 	return locate(EnvAdaptersDir, "adapters", filepath.Join("fixtures", "INDEX.json"))
 }
 
-// Required reports whether missing material must fail the tests.
-func Required() bool { return os.Getenv(EnvRequire) == "1" }
+// SharedRequired reports whether missing shared material must fail the
+// tests.
+func SharedRequired() bool { return os.Getenv(EnvRequireShared) == "1" }
 
 func settle(tb testing.TB, dir string, err error) string {
 	tb.Helper()
 	if err == nil {
 		return dir
 	}
-	if Required() {
-		tb.Fatalf("%v; %s=1 makes this a failure", err, EnvRequire)
+	if SharedRequired() {
+		tb.Fatalf("%v; %s=1 makes this a failure", err, EnvRequireShared)
 	}
 	skipped.Lock()
 	skipped.names = append(skipped.names, tb.Name())
