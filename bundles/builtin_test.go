@@ -3,7 +3,10 @@ package bundles
 import (
 	"maps"
 	"slices"
+	"strings"
 	"testing"
+
+	"github.com/open-policy-agent/opa/v1/ast"
 
 	"github.com/open-policy-agent/opa/v1/loader"
 
@@ -12,29 +15,67 @@ import (
 
 // TestParseBuiltinMatchesLoader: the parallel parse of the embedded
 // library gives what OPA's loader gives (load), module for module, with
-// the same revision.
+// the same revision, and with tests the same test modules.
 func TestParseBuiltinMatchesLoader(t *testing.T) {
-	want, err := load(loader.NewFileLoader().WithFS(rego.FS), []string{"."}, false, Limits{}.WithDefaults())
-	if err != nil {
-		t.Fatal(err)
+	for _, tests := range []bool{false, true} {
+		want, err := load(loader.NewFileLoader().WithFS(rego.FS), []string{"."}, LoadOptions{Tests: tests, Limits: Limits{}.WithDefaults()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := parseBuiltin(rego.FS, tests)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sameModules(t, got.Modules, want.Modules)
+		sameModules(t, got.Tests, want.Tests)
+		if tests != (len(got.Tests) > 0) {
+			t.Errorf("tests=%v: %d test modules", tests, len(got.Tests))
+		}
+		if got.Revision != want.Revision || got.Data != nil {
+			t.Errorf("tests=%v: revision %s, want %s", tests, got.Revision, want.Revision)
+		}
+		if !tests && got.Digest != want.Digest {
+			t.Errorf("digest %s, want %s", got.Digest, want.Digest)
+		}
 	}
-	got, err := parseBuiltin(rego.FS)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if g, w := slices.Sorted(maps.Keys(got.Modules)), slices.Sorted(maps.Keys(want.Modules)); !slices.Equal(g, w) {
+}
+
+func sameModules(t *testing.T, got, want map[string]*ast.Module) {
+	t.Helper()
+	if g, w := slices.Sorted(maps.Keys(got)), slices.Sorted(maps.Keys(want)); !slices.Equal(g, w) {
 		t.Fatalf("modules %q, want %q", g, w)
 	}
-	for name, m := range want.Modules {
-		if !m.Equal(got.Modules[name]) || m.String() != got.Modules[name].String() {
+	for name, m := range want {
+		if !m.Equal(got[name]) || m.String() != got[name].String() {
 			t.Errorf("module %s differs from the loader's", name)
 		}
-		if len(m.Annotations) != len(got.Modules[name].Annotations) || len(m.Comments) != len(got.Modules[name].Comments) {
+		if len(m.Annotations) != len(got[name].Annotations) || len(m.Comments) != len(got[name].Comments) {
 			t.Errorf("module %s: annotations or comments differ from the loader's", name)
 		}
 	}
-	if got.Revision != want.Revision || got.Digest != want.Digest || got.Data != nil {
-		t.Errorf("revision %s digest %s, want %s %s", got.Revision, got.Digest, want.Revision, want.Digest)
+}
+
+// TestBuiltinWithTests: the library with its tests serves the same modules
+// under the same revision, and its test modules carry the same prefix.
+func TestBuiltinWithTests(t *testing.T) {
+	plain, err := Builtin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	withTests, err := BuiltinWithTests()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if plain.Tests != nil || len(withTests.Tests) == 0 {
+		t.Fatalf("tests: %d without, %d with", len(plain.Tests), len(withTests.Tests))
+	}
+	if plain.Revision != withTests.Revision || !slices.Equal(slices.Sorted(maps.Keys(plain.Modules)), slices.Sorted(maps.Keys(withTests.Modules))) {
+		t.Errorf("served modules or revision differ: %s vs %s", plain.Revision, withTests.Revision)
+	}
+	for name := range withTests.Tests {
+		if !strings.HasPrefix(name, BuiltinPrefix) || !isTest(name) {
+			t.Errorf("test module %q", name)
+		}
 	}
 }
 

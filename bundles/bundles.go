@@ -61,30 +61,46 @@ const BuiltinRevisionPrefix = "builtin-"
 // Builtin returns the Rego library embedded in the binary. Its files are
 // parsed in parallel: parsing them one after the other was a quarter of
 // a per_event start on the built-in library, and they are independent.
-func Builtin() (*Policy, error) {
-	p, err := parseBuiltin(rego.FS)
+func Builtin() (*Policy, error) { return builtin(false) }
+
+// BuiltinWithTests is Builtin with the library's own _test.rego modules in
+// Policy.Tests, for running them.
+func BuiltinWithTests() (*Policy, error) { return builtin(true) }
+
+func builtin(tests bool) (*Policy, error) {
+	p, err := parseBuiltin(rego.FS, tests)
 	if err != nil {
 		return nil, fmt.Errorf("built-in library: %w", err)
 	}
 	p.Revision = BuiltinRevisionPrefix + p.Revision
 	p.Digest = p.Revision
-	named := make(map[string]*ast.Module, len(p.Modules))
-	for name, m := range p.Modules {
-		named[BuiltinPrefix+name] = m // never collides with a user's file name
+	p.Modules = prefixed(p.Modules)
+	if p.Tests != nil {
+		p.Tests = prefixed(p.Tests)
 	}
-	p.Modules = named
 	return p, nil
 }
 
+// prefixed renames the library's modules so that they never collide with a
+// user's file name.
+func prefixed(mods map[string]*ast.Module) map[string]*ast.Module {
+	named := make(map[string]*ast.Module, len(mods))
+	for name, m := range mods {
+		named[BuiltinPrefix+name] = m
+	}
+	return named
+}
+
 // parseBuiltin parses the served .rego files of fsys as load does, with
-// the same names and revision, a goroutine per processor.
-func parseBuiltin(fsys fs.FS) (*Policy, error) {
+// the same names and revision, a goroutine per processor; with tests, the
+// _test.rego files too, which leave the revision alone.
+func parseBuiltin(fsys fs.FS, tests bool) (*Policy, error) {
 	var names []string
 	err := fs.WalkDir(fsys, ".", func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
-		if !d.IsDir() && filepath.Ext(path) == ".rego" && !isTest(path) {
+		if !d.IsDir() && filepath.Ext(path) == ".rego" && (tests || !isTest(path)) {
 			names = append(names, path)
 		}
 		return nil
@@ -119,6 +135,13 @@ func parseBuiltin(fsys fs.FS) (*Policy, error) {
 	p := &Policy{Modules: make(map[string]*ast.Module, len(names))}
 	h := sha256.New()
 	for i, name := range names {
+		if isTest(name) {
+			if p.Tests == nil {
+				p.Tests = map[string]*ast.Module{}
+			}
+			p.Tests[name] = mods[i]
+			continue
+		}
 		p.Modules[name] = mods[i]
 		fmt.Fprintf(h, "%s\x00%d\x00", name, len(raws[i]))
 		h.Write(raws[i])
@@ -237,6 +260,19 @@ type LoadOptions struct {
 	Verification *bundle.VerificationConfig
 	// Limits bound what the load reads; zero fields take the defaults.
 	Limits Limits
+
+	// testsAlone accepts plain paths holding _test.rego modules only
+	// (LoadTests).
+	testsAlone bool
+}
+
+// LoadTests reads paths for running their Rego tests (`ahp-opa test`): as
+// LoadWith does, with the same limits and the same files, and the
+// _test.rego modules in Policy.Tests. Unlike LoadWith, plain paths may hold
+// tests only, such as tests of the built-in library's rules.
+func LoadTests(paths []string, opts LoadOptions) (*Policy, error) {
+	opts.Tests, opts.testsAlone = true, true
+	return LoadWith(paths, opts)
 }
 
 // Load reads .rego files, directories and OPA bundles; see LoadWith.
@@ -273,7 +309,7 @@ func LoadWith(paths []string, opts LoadOptions) (*Policy, error) {
 		parts = append(parts, p)
 	}
 	if len(plain) > 0 {
-		p, err := load(loader.NewFileLoader(), plain, opts.Tests, opts.Limits)
+		p, err := load(loader.NewFileLoader(), plain, opts)
 		if err != nil {
 			return nil, err
 		}
@@ -317,16 +353,18 @@ func isTarball(path string) bool {
 	return strings.HasSuffix(path, ".tar.gz") || strings.HasSuffix(path, ".tgz")
 }
 
-func load(fl loader.FileLoader, paths []string, tests bool, lim Limits) (*Policy, error) {
+// load reads plain paths (.rego files, directories) with OPA's loader;
+// opts.Limits must hold the defaults already.
+func load(fl loader.FileLoader, paths []string, opts LoadOptions) (*Policy, error) {
 	filter := servedFiles
-	if tests {
+	if opts.Tests {
 		filter = servedFilesAndTests
 	}
 	// The filter sees every file before the loader reads it: a FIFO, a
 	// device or a file over the limits is refused unread.
 	var refused error
 	res, err := fl.WithRegoVersion(ast.RegoV1).WithProcessAnnotation(true).
-		Filtered(paths, limitFilter(filter, lim, &refused))
+		Filtered(paths, limitFilter(filter, opts.Limits, &refused))
 	if refused != nil {
 		return nil, refused
 	}
@@ -360,7 +398,10 @@ func load(fl loader.FileLoader, paths []string, tests bool, lim Limits) (*Policy
 		fmt.Fprintf(h, "%s\x00%d\x00", name, len(f.Raw))
 		h.Write(f.Raw)
 	}
-	if len(p.Modules) == 0 {
+	switch {
+	case opts.testsAlone && len(p.Modules)+len(p.Tests) == 0:
+		return nil, fmt.Errorf("%w in %s (looked for .rego files)", ErrNoPolicy, strings.Join(paths, ", "))
+	case !opts.testsAlone && len(p.Modules) == 0:
 		return nil, fmt.Errorf("%w in %s (looked for .rego files that are not tests)",
 			ErrNoPolicy, strings.Join(paths, ", "))
 	}

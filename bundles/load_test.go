@@ -1,7 +1,9 @@
 package bundles_test
 
 import (
+	"encoding/json"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -115,5 +117,46 @@ func TestDigestFollowsContent(t *testing.T) {
 	r2, d2 := digest("two")
 	if r1 != r2 || d1 == d2 {
 		t.Errorf("revisions %s %s, digests %s %s: want equal revisions, different digests", r1, r2, d1, d2)
+	}
+}
+
+// TestLoadTests: the loader of `ahp-opa test` reads what LoadWith reads,
+// tests included, accepts a folder of tests only, and is held to the same
+// limits with the same errors.
+func TestLoadTests(t *testing.T) {
+	dir := t.TempDir()
+	testsOnly := filepath.Join(dir, "tests")
+	put(t, filepath.Join(testsOnly, "x_test.rego"), "package x_test\n\ntest_x if true\n")
+	put(t, filepath.Join(testsOnly, "data.json"), `{"k": 1}`)
+	put(t, filepath.Join(testsOnly, "notes.json"), `{"not": "served"}`)
+	empty := filepath.Join(dir, "empty")
+	put(t, filepath.Join(empty, "README.md"), "no policy here")
+	many := filepath.Join(dir, "many")
+	for i := range 3 {
+		put(t, filepath.Join(many, fmt.Sprintf("p%d.rego", i)), rule(fmt.Sprintf("p%d", i), "P", "p"))
+	}
+
+	p, err := bundles.LoadTests([]string{testsOnly}, bundles.LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Modules) != 0 || len(p.Tests) != 1 {
+		t.Errorf("modules %v, tests %v: want one test module only", p.Modules, p.Tests)
+	}
+	if want := map[string]any{"k": json.Number("1")}; fmt.Sprint(p.Data) != fmt.Sprint(want) {
+		t.Errorf("data %v, want only data.json's %v, as served", p.Data, want)
+	}
+	if _, err := bundles.LoadWith([]string{testsOnly}, bundles.LoadOptions{Tests: true}); !errors.Is(err, bundles.ErrNoPolicy) {
+		t.Errorf("LoadWith of tests only: %v, want ErrNoPolicy (nothing to serve)", err)
+	}
+	if _, err := bundles.LoadTests([]string{empty}, bundles.LoadOptions{}); !errors.Is(err, bundles.ErrNoPolicy) {
+		t.Errorf("no Rego at all: %v, want ErrNoPolicy", err)
+	}
+
+	lim := bundles.LoadOptions{Limits: bundles.Limits{MaxFiles: 2}}
+	_, served := bundles.LoadWith([]string{many}, lim)
+	_, tested := bundles.LoadTests([]string{many}, lim)
+	if !errors.Is(served, bundles.ErrOverLimit) || tested == nil || tested.Error() != served.Error() {
+		t.Errorf("over max_files: LoadTests %v, LoadWith %v: want the same ErrOverLimit", tested, served)
 	}
 }
