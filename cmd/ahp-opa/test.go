@@ -3,25 +3,23 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
-	"strings"
+	"maps"
+	"os"
 	"time"
 
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/cover"
-	"github.com/open-policy-agent/opa/v1/loader"
 	"github.com/open-policy-agent/opa/v1/storage/inmem"
 	"github.com/open-policy-agent/opa/v1/tester"
 	"github.com/open-policy-agent/opa/v1/topdown"
 	"github.com/open-policy-agent/opa/v1/topdown/lineage"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/ahp-opa/ahp-opa/bundles"
 	"github.com/ahp-opa/ahp-opa/engine"
-	"github.com/ahp-opa/ahp-opa/rego"
 )
 
 type testOptions struct {
@@ -36,16 +34,21 @@ type testOptions struct {
 	varValues   bool   // show the failing line and its local variables
 	skipZero    bool   // skipped tests do not change the exit status
 	failOnEmpty bool   // finding no test is an error
+	limits      bundles.Limits
 }
 
 func testCommand() *cobra.Command {
 	var o testOptions
+	var configPath string
 	cmd := &cobra.Command{
 		Use:   "test [PATH]...",
 		Short: "Run Rego unit tests, like `opa test`",
-		Long: `Test runs the test_ rules of the Rego files in PATH (files or directories,
-searched recursively like opa test: .rego files, test files included, and
-JSON/YAML data documents placed at their directory's path).
+		Long: `Test runs the test_ rules of the Rego files in PATH, read as serve reads
+them: .rego files and directories searched recursively (test files
+included, hidden entries skipped, data.json and data.yaml documents placed
+at their directory's path) and OPA bundles, under the same policy_limits
+(from --config or AHP_OPA_POLICY_LIMITS__*), so a policy that serve would
+refuse fails here too.
 
 Without PATH it runs the tests of the built-in library embedded in the
 binary. With --with-builtin, the built-in library's rules are loaded next to
@@ -75,10 +78,18 @@ and failed expressions; --explain picks fails, full, notes or debug);
 			default:
 				return fmt.Errorf("--explain %q: want fails, full, notes or debug", o.explain)
 			}
+			// Only the configuration's policy_limits apply: the tests
+			// are held to the limits serve would load the policy with.
+			cfg, err := loadConfig(pflag.NewFlagSet("test", pflag.ContinueOnError), configPath, os.Environ)
+			if err != nil {
+				return err
+			}
+			o.limits = cfg.PolicyLimits
 			return runTests(cmd.Context(), cmd.OutOrStdout(), args, o)
 		},
 	}
 	f := cmd.Flags()
+	f.StringVar(&configPath, "config", "", "YAML configuration `file` whose policy_limits apply")
 	f.BoolVarP(&o.verbose, "verbose", "v", false, "print every test with its duration, and the trace of failing ones")
 	f.StringVarP(&o.run, "run", "r", "", "run only the tests whose package.name matches this `regex`")
 	f.BoolVarP(&o.coverage, "coverage", "c", false, "print a JSON coverage report instead of the results")
@@ -100,7 +111,7 @@ func runTests(ctx context.Context, out io.Writer, paths []string, o testOptions)
 	if o.timeout <= 0 {
 		o.timeout = defaultTestTimeout
 	}
-	modules, data, err := loadTestSources(paths, o.withBuiltin)
+	modules, data, err := loadTestSources(paths, o.withBuiltin, o.limits)
 	if err != nil {
 		return err
 	}
@@ -210,70 +221,39 @@ func filterTrace(o testOptions, trace []*topdown.Event) []*topdown.Event {
 }
 
 // loadTestSources loads Rego modules (tests included) and data documents
-// the way opa test does; without paths, the embedded library.
-func loadTestSources(paths []string, withBuiltin bool) (map[string]*ast.Module, map[string]any, error) {
-	modules := map[string]*ast.Module{}
-	data := map[string]any{}
-	add := func(res *loader.Result, prefix string, tests bool) error {
-		for _, f := range res.Modules {
-			if !tests && strings.HasSuffix(f.Name, "_test.rego") {
-				continue
-			}
-			modules[prefix+f.Name] = f.Parsed
-		}
-		return mergeDocuments(data, res.Documents, "data")
-	}
-	load := func(fl loader.FileLoader, ps []string) (*loader.Result, error) {
-		return fl.WithRegoVersion(ast.RegoV1).WithProcessAnnotation(true).Filtered(ps, hiddenFiles)
-	}
+// with the loader serve uses, under the same limits; without paths, the
+// embedded library.
+func loadTestSources(paths []string, withBuiltin bool, lim bundles.Limits) (map[string]*ast.Module, map[string]any, error) {
+	var parts []*bundles.Policy
 	if len(paths) == 0 || withBuiltin {
-		res, err := load(loader.NewFileLoader().WithFS(rego.FS), []string{"."})
-		if err != nil {
-			return nil, nil, fmt.Errorf("built-in library: %w", err)
-		}
 		// The library's own tests run only when it is what is tested.
-		if err := add(res, bundles.BuiltinPrefix, len(paths) == 0); err != nil {
+		load := bundles.Builtin
+		if len(paths) == 0 {
+			load = bundles.BuiltinWithTests
+		}
+		p, err := load()
+		if err != nil {
 			return nil, nil, err
 		}
+		parts = append(parts, p)
 	}
 	if len(paths) > 0 {
-		res, err := load(loader.NewFileLoader(), paths)
+		p, err := bundles.LoadTests(paths, bundles.LoadOptions{Limits: lim})
 		if err != nil {
-			return nil, nil, fmt.Errorf("loading %s: %w", strings.Join(paths, ", "), err)
-		}
-		if err := add(res, "", true); err != nil {
 			return nil, nil, err
 		}
+		parts = append(parts, p)
 	}
-	if len(modules) == 0 {
-		return nil, nil, errors.New("no Rego files found")
+	p, err := bundles.Merge(parts...)
+	if err != nil {
+		return nil, nil, err
+	}
+	modules := make(map[string]*ast.Module, len(p.Modules)+len(p.Tests))
+	maps.Copy(modules, p.Modules)
+	maps.Copy(modules, p.Tests)
+	data := p.Data
+	if data == nil {
+		data = map[string]any{}
 	}
 	return modules, data, nil
-}
-
-// hiddenFiles is a loader filter that skips dot files and directories below
-// the given paths (.git, editor files), as opa test does.
-func hiddenFiles(_ string, info fs.FileInfo, depth int) bool {
-	return depth > 0 && strings.HasPrefix(info.Name(), ".")
-}
-
-// mergeDocuments merges src into dst key by key; a value other than an
-// object may be set only once.
-func mergeDocuments(dst, src map[string]any, path string) error {
-	for k, v := range src {
-		old, ok := dst[k]
-		if !ok {
-			dst[k] = v
-			continue
-		}
-		a, ok1 := old.(map[string]any)
-		b, ok2 := v.(map[string]any)
-		if !ok1 || !ok2 {
-			return fmt.Errorf("%s.%s is set by more than one data document", path, k)
-		}
-		if err := mergeDocuments(a, b, path+"."+k); err != nil {
-			return err
-		}
-	}
-	return nil
 }
