@@ -7,7 +7,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/agnivade/levenshtein"
+	"github.com/ahp-opa/ahp-opa/internal/suggest"
 	"github.com/open-policy-agent/opa/v1/ast"
 )
 
@@ -179,7 +179,7 @@ func (s LibrarySchema) Check(cfg map[string]any) error {
 					}
 				}
 			case !slices.Contains(s.Keys, key):
-				return &LibraryConfigError{Key: key, Nearest: closest(key, all)}
+				return &LibraryConfigError{Key: key, Nearest: suggest.Nearest(key, all)}
 			}
 		}
 		return nil
@@ -190,24 +190,9 @@ func (s LibrarySchema) Check(cfg map[string]any) error {
 	if ids, ok := cfg["disabled_rules"].([]any); ok {
 		for _, id := range ids {
 			if str, ok := id.(string); ok && !slices.Contains(s.RuleIDs, str) {
-				return &LibraryConfigError{Key: "disabled_rules", Value: str, Nearest: closest(str, s.RuleIDs)}
+				return &LibraryConfigError{Key: "disabled_rules", Value: str, Nearest: suggest.Nearest(str, s.RuleIDs)}
 			}
 		}
 	}
 	return nil
-}
-
-// closest returns the candidate nearest to s by edit distance, or "" when
-// none is near enough to be a plausible typo.
-func closest(s string, candidates []string) string {
-	best, bestD := "", -1
-	for _, c := range candidates {
-		if d := levenshtein.ComputeDistance(s, c); bestD < 0 || d < bestD {
-			best, bestD = c, d
-		}
-	}
-	if bestD < 0 || bestD > max(2, len(s)/3) {
-		return ""
-	}
-	return best
 }

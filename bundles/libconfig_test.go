@@ -1,6 +1,7 @@
 package bundles
 
 import (
+	"errors"
 	"reflect"
 	"testing"
 )
@@ -63,4 +64,50 @@ func mustSame(t *testing.T, p *Policy) *Policy {
 		t.Fatal(err)
 	}
 	return got
+}
+
+// TestCheckLibraryConfigSuggests: an unknown key or rule id names the
+// nearest valid one (internal/suggest's rule: at most a third of the name
+// in edits, two for short names), and nothing when none is near.
+func TestCheckLibraryConfigSuggests(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name    string
+		cfg     map[string]any
+		want    LibraryConfigError
+		message string
+	}{
+		{"key, one letter missing", map[string]any{"protected_brnches": []any{"main"}},
+			LibraryConfigError{Key: "protected_brnches", Nearest: "protected_branches"},
+			`unknown key "protected_brnches" in library; did you mean "protected_branches"?`},
+		{"nested key", map[string]any{"exceptions": map[string]any{"pths": []any{"/tmp"}}},
+			LibraryConfigError{Key: "exceptions.pths", Nearest: "exceptions.paths"}, ""},
+		{"section name mistyped", map[string]any{"exeptions": map[string]any{}},
+			LibraryConfigError{Key: "exeptions", Nearest: "exceptions"}, ""},
+		{"key, nothing near", map[string]any{"zzzzzzzzzzzz": 1},
+			LibraryConfigError{Key: "zzzzzzzzzzzz"}, `unknown key "zzzzzzzzzzzz" in library`},
+		{"rule id, one letter missing", map[string]any{"disabled_rules": []any{"dev.ahp-opa.git.force-psh"}},
+			LibraryConfigError{Key: "disabled_rules", Value: "dev.ahp-opa.git.force-psh", Nearest: "dev.ahp-opa.git.force-push"},
+			`unknown rule id "dev.ahp-opa.git.force-psh" in library.disabled_rules; did you mean "dev.ahp-opa.git.force-push"?`},
+		{"rule id, letters swapped", map[string]any{"disabled_rules": []any{"dev.ahp-opa.git.no-verfiy"}},
+			LibraryConfigError{Key: "disabled_rules", Value: "dev.ahp-opa.git.no-verfiy", Nearest: "dev.ahp-opa.git.no-verify"}, ""},
+		{"rule id, nothing near", map[string]any{"disabled_rules": []any{"force-push"}},
+			LibraryConfigError{Key: "disabled_rules", Value: "force-push"}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			err := CheckLibraryConfig(tt.cfg)
+			got, ok := errors.AsType[*LibraryConfigError](err)
+			if !ok {
+				t.Fatalf("error %v, want a *LibraryConfigError", err)
+			}
+			if *got != tt.want {
+				t.Errorf("error %+v, want %+v", *got, tt.want)
+			}
+			if tt.message != "" && err.Error() != tt.message {
+				t.Errorf("message %q, want %q", err.Error(), tt.message)
+			}
+		})
+	}
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/open-policy-agent/opa/v1/topdown"
 
 	"github.com/ahp-opa/ahp-opa/internal/redact"
+	"github.com/ahp-opa/ahp-opa/internal/suggest"
 )
 
 // This file is the layer between what the rules produced and what the
@@ -254,10 +255,7 @@ func buildShadow(c *ast.Compiler, domains []domain, ids []string) (shadowSet, er
 			known := slices.Sorted(maps.Keys(codes))
 			known = append(known, slices.Sorted(maps.Keys(pkgs))...)
 			msg := fmt.Sprintf("unknown shadow id %q: not a deny code or a package of the policy", id)
-			if near := nearest(id, known); near != "" {
-				msg += fmt.Sprintf("; did you mean %q?", near)
-			}
-			errs = append(errs, msg)
+			errs = append(errs, msg+suggest.DidYouMean(id, known))
 			continue
 		}
 		want[id] = true
@@ -298,38 +296,6 @@ func buildShadow(c *ast.Compiler, domains []domain, ids []string) (shadowSet, er
 		}
 	}
 	return s, nil
-}
-
-// nearest returns the candidate closest to s by edit distance, or "" when
-// none is close enough to be a plausible typo.
-func nearest(s string, candidates []string) string {
-	best, bestD := "", len(s)/2+1
-	for _, c := range candidates {
-		if d := editDistance(s, c); d < bestD {
-			best, bestD = c, d
-		}
-	}
-	return best
-}
-
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 // maxLoggedErrors bounds the distinct rule errors logged per policy: the

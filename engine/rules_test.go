@@ -375,15 +375,22 @@ deny contains {"code": "com.example.small", "reason": "too big"} if {
 func TestShadowIDsAreChecked(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
-		name   string
-		shadow []string
-		files  map[string]string
-		want   string
+		name    string
+		shadow  []string
+		files   map[string]string
+		want    string
+		notWant string
 	}{
 		{name: "misspelt code", shadow: []string{"dev.ahp-opa.git.force-psh"},
 			want: `unknown shadow id "dev.ahp-opa.git.force-psh": not a deny code or a package of the policy; did you mean "dev.ahp-opa.git.force-push"?`},
 		{name: "misspelt package", shadow: []string{"ahp.tool.before.buitlin"}, want: `did you mean "ahp.tool.before.builtin"?`},
-		{name: "nothing near", shadow: []string{"zzz"}, want: `unknown shadow id "zzz"`},
+		{name: "letters swapped", shadow: []string{"dev.ahp-opa.git.froce-push"}, want: `did you mean "dev.ahp-opa.git.force-push"?`},
+		{name: "data. prefix and a typo", shadow: []string{"data.ahp.tool.before.builtn"}, want: `did you mean "ahp.tool.before.builtin"?`},
+		{name: "nothing near", shadow: []string{"zzz"}, want: `unknown shadow id "zzz"`, notWant: "did you mean"},
+		// One rule for every hint (internal/suggest): at most a third of
+		// the name in edits, so a name half gone gets no wild guess.
+		{name: "too far for a guess", shadow: []string{"dev.ahp-opa.agent.co"},
+			want: `unknown shadow id "dev.ahp-opa.agent.co"`, notWant: "did you mean"},
 		{name: "annotated rule without a code", files: map[string]string{"x.rego": `package ahp.tool.before.x
 
 # METADATA
@@ -397,6 +404,9 @@ deny contains "no code" if input.tool.name == "x"
 			_, err := CompileWith(context.Background(), withBuiltin(t, tt.files), CompileOptions{Shadow: tt.shadow})
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("error %v, want %q", err, tt.want)
+			}
+			if tt.notWant != "" && err != nil && strings.Contains(err.Error(), tt.notWant) {
+				t.Errorf("error %v, want no %q", err, tt.notWant)
 			}
 		})
 	}
