@@ -17,6 +17,7 @@ import (
 	"github.com/ahp-opa/ahp-opa/engine"
 	"github.com/ahp-opa/ahp-opa/internal/audit"
 	"github.com/ahp-opa/ahp-opa/internal/pathread"
+	"github.com/ahp-opa/ahp-opa/internal/suggest"
 	"github.com/ahp-opa/ahp-opa/transport"
 )
 
@@ -133,7 +134,7 @@ func loadConfig(fs *pflag.FlagSet, configPath string, environ func() []string) (
 		for _, l := range leaves {
 			names = append(names, envKeyName(l))
 		}
-		return Config{}, fmt.Errorf("%w: environment variable %s is not a setting%s", ErrUnknownKey, name, suggest(name, names))
+		return Config{}, fmt.Errorf("%w: environment variable %s is not a setting%s", ErrUnknownKey, name, suggest.DidYouMean(name, names))
 	}
 	err = k.Load(posflag.ProviderWithFlag(fs, ".", k, func(f *pflag.Flag) (string, any) {
 		if f.Name == "config" || f.Name == "help" {

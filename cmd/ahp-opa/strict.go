@@ -10,11 +10,11 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/agnivade/levenshtein"
 	"github.com/spf13/pflag"
 	"go.yaml.in/yaml/v3"
 
 	"github.com/ahp-opa/ahp-opa/bundles"
+	"github.com/ahp-opa/ahp-opa/internal/suggest"
 )
 
 // ErrUnknownKey is wrapped by every error about a key that the
@@ -77,29 +77,6 @@ func keyKnown(key string) bool {
 	return false
 }
 
-// nearest returns the candidate closest to s, or "" when none is close
-// enough to be a plausible typo.
-func nearest(s string, candidates []string) string {
-	best, bestD := "", -1
-	for _, c := range candidates {
-		d := levenshtein.ComputeDistance(s, c)
-		if bestD < 0 || d < bestD {
-			best, bestD = c, d
-		}
-	}
-	if bestD < 0 || bestD > max(2, len(s)/3) {
-		return ""
-	}
-	return best
-}
-
-func suggest(s string, candidates []string) string {
-	if n := nearest(s, candidates); n != "" {
-		return fmt.Sprintf("; did you mean %q?", n)
-	}
-	return ""
-}
-
 // yamlKey is one key of a YAML document with the line it is on.
 type yamlKey struct {
 	path []string
@@ -150,7 +127,7 @@ func checkFileKeys(path string, doc []byte, lines map[string]int) error {
 		dotted := strings.Join(k.path, ".")
 		lines[dotted] = k.line
 		if !keyKnown(dotted) {
-			return fmt.Errorf("%w %q at %s:%d%s", ErrUnknownKey, dotted, path, k.line, suggest(dotted, all))
+			return fmt.Errorf("%w %q at %s:%d%s", ErrUnknownKey, dotted, path, k.line, suggest.DidYouMean(dotted, all))
 		}
 	}
 	return nil
