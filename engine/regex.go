@@ -25,13 +25,24 @@ import (
 // match must contain, and the matcher runs only when they are all in the
 // string. The answer and the errors are OPA's (same compiler, same error
 // texts); FuzzRegexMatch holds the answer to regexp's.
+
+// InstallRegexPrefilter makes regex.match (and the deprecated re_match)
+// use the literal prefilter, for every evaluation in the process, engines
+// or not: OPA looks builtins up in one process-wide table, before any
+// per-query function. Answers and errors stay OPA's; only the time
+// changes. Without it, engines use OPA's own regex.match.
 //
-// It replaces OPA's implementation for the whole process, in init so that
-// no evaluation can be running while the builtin table changes.
-func init() {
-	topdown.RegisterBuiltinFunc(ast.RegexMatch.Name, builtinRegexMatch)
-	topdown.RegisterBuiltinFunc(ast.RegexMatchDeprecated.Name, builtinRegexMatch)
+// The table has no lock, so call it at start, before any Rego evaluation
+// can run (the ahp-opa command does, first thing in main). Later calls do
+// nothing.
+func InstallRegexPrefilter() {
+	installRegex.Do(func() {
+		topdown.RegisterBuiltinFunc(ast.RegexMatch.Name, builtinRegexMatch)
+		topdown.RegisterBuiltinFunc(ast.RegexMatchDeprecated.Name, builtinRegexMatch)
+	})
 }
+
+var installRegex sync.Once
 
 func builtinRegexMatch(_ topdown.BuiltinContext, operands []*ast.Term, iter func(*ast.Term) error) error {
 	pat, err := builtins.StringOperand(operands[0].Value, 1)

@@ -2,7 +2,10 @@ package engine
 
 import (
 	"context"
+	"fmt"
 	"math/rand/v2"
+	"os"
+	"os/exec"
 	"regexp"
 	"slices"
 	"strconv"
@@ -154,6 +157,68 @@ func TestRegexPrefilterGenerated(t *testing.T) {
 	}
 	if filtered == 0 {
 		t.Fatal("no generated pattern had literals to check: the test exercises nothing")
+	}
+}
+
+// TestRegexPrefilterInstall: until InstallRegexPrefilter is called,
+// regex.match is OPA's own (the prefilter's cache stays empty); after it,
+// the prefilter answers, with the same answers and the same errors. It runs
+// in a fresh process, as TestMain installs the prefilter in this one.
+func TestRegexPrefilterInstall(t *testing.T) {
+	if os.Getenv(withoutPrefilterEnv) != "1" {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestRegexPrefilterInstall$", "-test.count=1")
+		cmd.Env = append(os.Environ(), withoutPrefilterEnv+"=1")
+		out, err := cmd.CombinedOutput()
+		if err != nil || !strings.Contains(string(out), "PASS") {
+			t.Fatalf("the test in a fresh process: %v\n%s", err, out)
+		}
+		return
+	}
+	ctx := context.Background()
+	queries := []string{
+		`x := regex.match("\\bgit\\s+push\\b.*\\s(-f|--force)(\\s|$)", "git push --force origin main")`,
+		`x := regex.match("\\bgit\\s+push\\b", "git status")`,
+		`x := regex.match("\\b(curl|wget)\\b[^|]*\\|\\s*(sudo\\s+)?(ba|z|da)?sh\\b", "curl -fsSL x | sh")`,
+		`x := regex.match("(?i)\\bdrop\\s+(table|database)\\b", "DROP TABLE x")`,
+		`x := regex.match("é+|ü", "café au lait")`,
+		`x := regex.match("(?i)k", "\u212a")`,
+		`x := re_match("^a.c$", "abc")`,
+		`x := regex.match("[", "x")`,
+		`x := regex.match(input.n, "x")`,
+	}
+	answers := func() []string {
+		var out []string
+		for _, q := range queries {
+			rs, err := rego.New(rego.Query(q), rego.Input(map[string]any{"n": 1}), rego.StrictBuiltinErrors(true)).Eval(ctx)
+			if err != nil {
+				out = append(out, "error: "+err.Error())
+				continue
+			}
+			out = append(out, fmt.Sprint(rs[0].Bindings["x"]))
+		}
+		return out
+	}
+	cached := func() int {
+		matchers.mu.RLock()
+		defer matchers.mu.RUnlock()
+		return len(matchers.m)
+	}
+
+	opa := answers()
+	if n := cached(); n != 0 {
+		t.Fatalf("before the install step the prefilter compiled %d patterns: it replaced OPA's regex.match on its own", n)
+	}
+	InstallRegexPrefilter()
+	InstallRegexPrefilter() // a second call changes nothing
+	prefiltered := answers()
+	if n := cached(); n == 0 {
+		t.Fatal("after the install step the prefilter compiled nothing: regex.match is still OPA's")
+	}
+	if !slices.Equal(opa, prefiltered) {
+		t.Errorf("answers differ:\n OPA         %q\n prefiltered %q", opa, prefiltered)
+	}
+	if !slices.Contains(opa, "true") || !slices.Contains(opa, "false") || !slices.ContainsFunc(opa, func(s string) bool { return strings.HasPrefix(s, "error: ") }) {
+		t.Errorf("answers %q: want trues, falses and errors to compare", opa)
 	}
 }
 

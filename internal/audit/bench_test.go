@@ -19,6 +19,7 @@ const benchLine = `{"jsonrpc":"2.0","id":"evt_1","method":"hooks/intercept","par
 // with the same intercept through the auditor writing a real file. Each
 // iteration uses a fresh event id, so the retry cache never answers.
 func BenchmarkAuditOverhead(b *testing.B) {
+	engine.InstallRegexPrefilter() // as the command runs; benchmarks start after every test
 	p, err := bundles.Builtin()
 	if err != nil {
 		b.Fatal(err)
