@@ -9,6 +9,7 @@ import (
 	"runtime/debug"
 	"time"
 
+	"github.com/ahp-opa/ahp-opa/engine"
 	"github.com/spf13/cobra"
 )
 
@@ -44,6 +45,8 @@ func pauseGC() {
 }
 
 func main() {
+	// Before any command can evaluate Rego: OPA's builtin table has no lock.
+	engine.InstallRegexPrefilter()
 	pauseGC()
 	root := &cobra.Command{
 		Use:           "ahp-opa",

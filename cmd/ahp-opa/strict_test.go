@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/ahp-opa/ahp-opa/engine"
 	"github.com/ahp-opa/ahp-opa/internal/testkit"
 )
 
@@ -199,4 +200,9 @@ func TestConfigKeysDocumented(t *testing.T) {
 
 // TestMain prints one line naming the tests skipped for want of the shared
 // conformance material.
-func TestMain(m *testing.M) { os.Exit(testkit.Main(m)) }
+// TestMain installs the regex prefilter as main does, so that in-process
+// commands run what the binary runs.
+func TestMain(m *testing.M) {
+	engine.InstallRegexPrefilter()
+	os.Exit(testkit.Main(m))
+}
