@@ -95,8 +95,8 @@ func claudeCall(name string, p payload) (call, error) {
 	}
 	c := call{id: p.str("tool_use_id"), name: tn, input: input, mcp: mcpNamed(tn)}
 	c.kind = kindOf(name, tn, c.mcp != nil)
-	if w, ok := input["workdir"].(string); ok && c.kind == kindShell {
-		c.dir = w // Codex local_shell
+	if c.kind == kindShell {
+		c.dir = shellDir(name, tn, input) // Codex's workdir; Claude Code's Bash has none
 	}
 	return c, nil
 }

@@ -55,8 +55,8 @@ func parseCursor(p payload, hook string, now time.Time) (*Event, error) {
 			c.mcp = mcpDescriptor("unknown", t, "inferred", nil)
 		}
 		c.kind = kindOf(Cursor, tn, c.mcp != nil)
-		if d, ok := c.input["cwd"].(string); ok && c.kind == kindShell {
-			c.dir = d
+		if c.kind == kindShell {
+			c.dir = shellDir(Cursor, tn, c.input)
 		}
 		switch m.hook {
 		case "preToolUse":

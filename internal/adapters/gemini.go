@@ -51,8 +51,8 @@ func parseGemini(p payload, hook string, now time.Time) (*Event, error) {
 			c.mcp = geminiMCP(payload(ctx), tn)
 		}
 		c.kind = kindOf(GeminiCLI, tn, c.mcp != nil)
-		if d, ok := input["dir_path"].(string); ok && c.kind == kindShell {
-			c.dir = d
+		if c.kind == kindShell {
+			c.dir = shellDir(GeminiCLI, tn, input) // dir_path; workdir is ignored
 		}
 		if m.hook == "BeforeTool" {
 			return m.toolEvent(TypeToolBefore, c), nil

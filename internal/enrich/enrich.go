@@ -102,6 +102,7 @@ var (
 	keySensitive  = ast.StringTerm("sensitive")
 	keyWrites     = ast.StringTerm("writes")
 	keyParseError = ast.StringTerm("parse_error")
+	keyAmbiguous  = ast.StringTerm("ambiguous")
 	keyIncomplete = ast.StringTerm("incomplete")
 	keyArgv       = ast.StringTerm("argv")
 	keyArgs       = ast.StringTerm("args")
@@ -206,9 +207,10 @@ func Enrich(event ast.Object, opts Options, parts Parts) *Result {
 	pc := newPathContext(cwd, roots, home)
 	en := &enricher{pc: pc, dir: pc.cwd}
 	var cmd ast.Value
+	var ambiguous []string
 	if fam == FamilyShell {
 		var workdir string
-		cmd, workdir = shellSource(toolName, input)
+		cmd, workdir, ambiguous = shellSource(r.Agent, toolName, mcpItem != nil, input)
 		// The command runs in workdir: relative paths and $PWD start from
 		// it. The native adapters already moved the session's cwd there, so
 		// a relative workdir of a native call is not applied twice.
@@ -248,7 +250,24 @@ func Enrich(event ast.Object, opts Options, parts Parts) *Result {
 		items = append(items, [2]*ast.Term{keyWorkspace, en.workspace()})
 	}
 	if fam == FamilyShell && parts&(Shell|Secrets|Sensitive|Writes) != 0 {
-		if sh := en.shell(cmd, opts.Limits); sh != nil && parts&Shell != 0 {
+		sh := en.shell(cmd, opts.Limits)
+		if len(ambiguous) > 0 {
+			// Kept even when the command analysed cannot be read: the
+			// deny must not depend on which of the fields was picked.
+			if sh == nil {
+				sh = ast.ObjectTerm(
+					[2]*ast.Term{keyCommand, termEmpty},
+					[2]*ast.Term{keyCommands, ast.ArrayTerm()},
+					[2]*ast.Term{keyPrograms, ast.ObjectTerm()},
+				)
+			}
+			fields := make([]*ast.Term, len(ambiguous))
+			for i, f := range ambiguous {
+				fields[i] = ast.StringTerm(f)
+			}
+			sh.Value.(ast.Object).Insert(keyAmbiguous, ast.ArrayTerm(fields...))
+		}
+		if sh != nil && parts&Shell != 0 {
 			items = append(items, [2]*ast.Term{keyShell, sh})
 		}
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/open-policy-agent/opa/v1/ast"
 
+	"github.com/ahp-opa/ahp-opa/internal/adapters"
 	"github.com/ahp-opa/ahp-opa/internal/secretscan"
 )
 
@@ -193,23 +194,6 @@ func isPathPattern(s string) bool {
 	return strings.HasPrefix(s, "~") || strings.HasPrefix(s, "/") || strings.HasPrefix(s, "$HOME")
 }
 
-// patchPaths lists the files a Codex apply_patch envelope touches.
-func patchPaths(patch string) []string {
-	if !strings.Contains(patch, "*** ") {
-		return nil
-	}
-	var out []string
-	for line := range strings.Lines(patch) {
-		line = strings.TrimRight(line, "\r\n")
-		for _, prefix := range []string{"*** Add File: ", "*** Update File: ", "*** Delete File: ", "*** Move to: "} {
-			if p, ok := strings.CutPrefix(line, prefix); ok && strings.TrimSpace(p) != "" {
-				out = append(out, strings.TrimSpace(p))
-			}
-		}
-	}
-	return out
-}
-
 // Program classes: input.ahp.shell.classes maps each class to the indices
 // of the commands whose program (or, for escalators, a wrapper) is in it,
 // so that a rule about interpreters starts with
@@ -374,12 +358,22 @@ var programTools = map[string]bool{
 	"aws": true, "gcloud": true, "az": true, "terraform": true,
 }
 
-// commandKeys are the input fields that hold a command line.
-var commandKeys = []string{"command", "cmd"}
+// commandFields are the input fields that may hold the command of a shell
+// tool whose shape is not known (an MCP shell server, an AHP harness), in
+// the order read: {"command": …}, {"cmd": …}, Codex local_shell's
+// {"action": {"command": […]}}.
+var commandFields = []adapters.Field{{"command"}, {"cmd"}, {"action", "command"}}
 
-// workdirKeys are the input fields that name the directory a command runs
-// in (Codex shell's workdir, Gemini CLI's directory).
-var workdirKeys = []string{"workdir", "cwd", "working_directory", "working_dir", "directory"}
+// workdirFields are the input fields that may name the directory such a
+// tool runs in (Codex's workdir, Gemini CLI's dir_path, Cursor's cwd…).
+var workdirFields = []adapters.Field{
+	{"workdir"}, {"cwd"}, {"working_directory"}, {"working_dir"}, {"directory"}, {"dir_path"},
+	{"action", "workdir"}, {"action", "working_directory"},
+}
+
+// genericShell is the shape read for a shell tool that is not one of a
+// native agent's own.
+var genericShell = adapters.Shell{Command: commandFields, Dir: workdirFields}
 
 // contentKeyPresent reports whether an input carries text to write.
 func contentKeyPresent(input ast.Object) bool {
@@ -406,14 +400,14 @@ func actingFamily(fam, name, mcpName string, input ast.Object) string {
 	}
 	if f, ok := actsAs[n]; ok {
 		if f == FamilyShell {
-			if cmd, _ := shellSource(n, input); cmd == nil {
+			if cmd, _, _ := shellSource("", n, fam == FamilyMCP, input); cmd == nil {
 				return ""
 			}
 		}
 		return f
 	}
 	if programTools[n] {
-		if cmd, _ := shellSource(n, input); cmd != nil {
+		if cmd, _, _ := shellSource("", n, fam == FamilyMCP, input); cmd != nil {
 			return FamilyShell
 		}
 		return ""
@@ -432,7 +426,12 @@ func actingFamily(fam, name, mcpName string, input ast.Object) string {
 }
 
 // shellSource finds the command a shell-like tool runs and the directory
-// it runs in. The command is a string (parsed as shell) or an argv array:
+// it runs in. The command is a string (parsed as shell) or an argv array.
+//
+// A native agent's own shell tool (adapters.ShellOf) is read at exactly
+// the fields the agent executes: Gemini CLI's run_shell_command runs
+// command in dir_path, whatever else its input holds. Any other tool is
+// read at every field that may hold a command or a directory:
 //
 //	{"command": "ls -la"} or {"cmd": …}            Bash, Codex exec_command, MCP shells
 //	{"command": ["bash", "-lc", "…"]}              Codex shell
@@ -440,25 +439,46 @@ func actingFamily(fam, name, mcpName string, input ast.Object) string {
 //	{"command": "rm", "args": ["-rf", "x"]}        MCP exec servers
 //	{"args": ["get", "pods"]} for a tool kubectl   program tools
 //
-// tool is the lower-cased tool name (the tool part for MCP).
-func shellSource(tool string, input ast.Object) (cmd ast.Value, workdir string) {
-	if action := object(input, "action"); action != nil {
-		if c := field(action, "command"); c != nil {
-			w, _ := text(action, "workdir")
-			return c, w
+// When two of the fields read hold different values, which one runs cannot
+// be known: ambiguous names them, and the first is analysed.
+//
+// agent is the native agent of the event ("" for none), tool the
+// lower-cased tool name (the tool part for MCP), mcp whether it is an MCP
+// tool.
+func shellSource(agent, tool string, mcp bool, input ast.Object) (cmd ast.Value, workdir string, ambiguous []string) {
+	shape, own := adapters.Shell{}, false
+	if agent != "" && !mcp {
+		shape, own = adapters.ShellOf(agent, tool)
+	}
+	if !own {
+		shape = genericShell
+	}
+	var cmdFrom adapters.Field
+	for _, f := range shape.Command {
+		c := at(input, f)
+		if c == nil {
+			continue
+		}
+		if cmd == nil {
+			cmd, cmdFrom = c, f
+		} else if c.Compare(cmd) != 0 {
+			ambiguous = appendField(ambiguous, cmdFrom, f)
 		}
 	}
-	for _, k := range workdirKeys {
-		if s, ok := text(input, k); ok && s != "" {
-			workdir = s
-			break
+	var dirFrom adapters.Field
+	for _, f := range shape.Dir {
+		s, ok := at(input, f).(ast.String)
+		if !ok || s == "" {
+			continue
+		}
+		if workdir == "" {
+			workdir, dirFrom = string(s), f
+		} else if string(s) != workdir {
+			ambiguous = appendField(ambiguous, dirFrom, f)
 		}
 	}
-	for _, k := range commandKeys {
-		if c := field(input, k); c != nil {
-			cmd = c
-			break
-		}
+	if own {
+		return cmd, workdir, ambiguous
 	}
 	args, hasArgs := field(input, "args").(*ast.Array)
 	prepend := func(first *ast.Term, rest *ast.Array) ast.Value {
@@ -489,7 +509,32 @@ func shellSource(tool string, input ast.Object) (cmd ast.Value, workdir string) 
 			cmd = prepend(ast.StringTerm(tool), args)
 		}
 	}
-	return cmd, workdir
+	return cmd, workdir, ambiguous
+}
+
+// at returns the value at a field of input, nil when absent.
+func at(input ast.Object, f adapters.Field) ast.Value {
+	obj := input
+	for i, k := range f {
+		v := field(obj, k)
+		if i == len(f)-1 {
+			return v
+		}
+		if obj, _ = v.(ast.Object); obj == nil {
+			return nil
+		}
+	}
+	return nil
+}
+
+// appendField adds the names of two disagreeing fields to list, once each.
+func appendField(list []string, fs ...adapters.Field) []string {
+	for _, f := range fs {
+		if name := f.String(); !slices.Contains(list, name) {
+			list = append(list, name)
+		}
+	}
+	return list
 }
 
 var keyCredential = ast.StringTerm("credential")

@@ -55,6 +55,15 @@ tool_event(name, args) := event({"name": name, "origin": "native", "input": args
 
 tool(name, args) := with_ahp("tool", [name, args], tool_event(name, args))
 
+# A native agent's own tool, as its hook mapping reports it: the agent
+# decides which input fields the tool runs (docs/hooks.md).
+agent_tool_event(agent, name, args) := object.union(
+	event({"name": name, "origin": "native", "input": args}),
+	{"source": concat("", ["urn:ahp-opa:agent:", agent])},
+)
+
+agent_tool(agent, name, args) := with_ahp("agent_tool", [agent, name, args], agent_tool_event(agent, name, args))
+
 # An MCP tool, as Claude Code names it and with the AHP descriptor.
 mcp_event(server, name, args) := event({
 	"name": concat("__", ["mcp", server, name]),

@@ -37,3 +37,27 @@ violation contains {
 } if {
 	input.ahp.shell.incomplete
 }
+
+# METADATA
+# title: Shell tool whose command is ambiguous
+# description: |
+#   Denies a call to a shell tool whose input holds the command, or the
+#   directory it runs in, in more than one field with different values
+#   ({"command": "rm -rf ~", "action": {"command": ["true"]}}). For a tool
+#   of unknown shape (an MCP shell server, an AHP harness) which field runs
+#   cannot be known, and the one checked may not be the one run. A native
+#   agent's own shell tool is read at the field the agent executes and is
+#   ambiguous only when the agent's own forms disagree.
+# custom:
+#   severity: high
+#   code: dev.ahp-opa.shell.ambiguous-command
+violation contains {
+	"reason": concat(" ", [
+		"Blocked a shell call whose input gives the command or its directory twice, with different values, so the one checked may not be the one run.",
+		"Send the command in one field only.",
+	]),
+	"code": "dev.ahp-opa.shell.ambiguous-command",
+	"trigger": concat(" ", [input.ahp.tool.name, "with", concat(" and ", input.ahp.shell.ambiguous)]),
+} if {
+	input.ahp.shell.ambiguous
+}
