@@ -3,6 +3,8 @@ package adapters_test
 import (
 	"context"
 	"encoding/json"
+	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/ahp-opa/ahp-opa/internal/adapters"
@@ -12,24 +14,25 @@ import (
 // session in /home/dev/repo.
 func payloadFor(t *testing.T, agent, tool string, input map[string]any) []byte {
 	t.Helper()
-	var p map[string]any
+	return mustJSON(t, preToolMap(agent, tool, input))
+}
+
+func preToolMap(agent, tool string, input map[string]any) map[string]any {
 	switch agent {
 	case adapters.ClaudeCode, adapters.Codex:
-		p = map[string]any{"session_id": "s", "cwd": "/home/dev/repo", "hook_event_name": "PreToolUse",
+		return map[string]any{"session_id": "s", "cwd": "/home/dev/repo", "hook_event_name": "PreToolUse",
 			"tool_name": tool, "tool_input": input, "tool_use_id": "t1"}
 	case adapters.GeminiCLI:
-		p = map[string]any{"session_id": "s", "cwd": "/home/dev/repo", "hook_event_name": "BeforeTool",
+		return map[string]any{"session_id": "s", "cwd": "/home/dev/repo", "hook_event_name": "BeforeTool",
 			"tool_name": tool, "tool_input": input}
 	case adapters.Cursor:
-		p = map[string]any{"conversation_id": "s", "hook_event_name": "preToolUse", "cwd": "",
+		return map[string]any{"conversation_id": "s", "hook_event_name": "preToolUse", "cwd": "",
 			"workspace_roots": []any{"/home/dev/repo"}, "tool_name": tool, "tool_input": input, "tool_use_id": "t1"}
 	case adapters.Copilot:
-		p = map[string]any{"sessionId": "s", "timestamp": 1796205845123, "cwd": "/home/dev/repo",
+		return map[string]any{"sessionId": "s", "timestamp": 1796205845123, "cwd": "/home/dev/repo",
 			"toolName": tool, "toolArgs": input}
-	default:
-		t.Fatalf("agent %s", agent)
 	}
-	return mustJSON(t, p)
+	panic("no payload shape for agent " + agent)
 }
 
 // fieldCase is one tool call and the answer the built-in library must give
@@ -150,4 +153,116 @@ func TestPatchHeaders(t *testing.T) {
 		{"header inside added text", adapters.Codex, "apply_patch", patch("*** Add File: notes.md\n+*** Add File: /home/dev/.bashrc\n"), ""},
 		{"header as an update's context line", adapters.Codex, "apply_patch", patch("*** Update File: notes.md\n@@\n *** Add File: /home/dev/.bashrc\n+x\n"), ""},
 	})
+}
+
+// TestFieldChoiceDifferential checks each agent's field choice against
+// what the agents really sent (fixtures/captured, and Cursor's documented
+// payloads): the field the mapping reads is one the agent sent and runs,
+// a decoy in any other field changes nothing, and the command and the
+// directory are taken from the agent's own fields alone.
+func TestFieldChoiceDifferential(t *testing.T) {
+	dir, fixtures := loadIndex(t)
+	dec := engineDecider(t)
+	decide := func(t *testing.T, agent string, p map[string]any) string {
+		t.Helper()
+		dec.last = nil
+		ans := adapters.Run(context.Background(), dec, agent, mustJSON(t, p), adapters.Options{})
+		if dec.last == nil || ans.Exit != 0 {
+			t.Fatalf("not decided: %+v", ans)
+		}
+		return dec.last.Code
+	}
+	// Every field some shell tool takes its command or directory from.
+	commandDecoys := []adapters.Field{{"command"}, {"cmd"}, {"action", "command"}}
+	dirDecoys := []adapters.Field{{"workdir"}, {"cwd"}, {"dir_path"}, {"working_directory"}, {"working_dir"}, {"directory"}, {"action", "workdir"}, {"action", "working_directory"}}
+	n := 0
+	for _, f := range fixtures {
+		if f.Kind != "input" || eventTypes[f.Event] != adapters.TypeToolBefore {
+			continue
+		}
+		payload := read(t, filepath.Join(dir, f.File))
+		var p map[string]any
+		if err := json.Unmarshal(payload, &p); err != nil {
+			t.Fatal(err)
+		}
+		key, name := "tool_input", p["tool_name"]
+		if _, ok := p["toolArgs"]; ok {
+			key, name = "toolArgs", p["toolName"]
+		}
+		input, ok := p[key].(map[string]any)
+		tn, _ := name.(string)
+		shape, own := adapters.ShellOf(f.Agent, tn)
+		if !ok || !own {
+			continue
+		}
+		n++
+		t.Run(f.File, func(t *testing.T) {
+			// The agent sent its command in the one field the mapping reads.
+			var sent []string
+			for _, c := range commandDecoys {
+				if c.In(input) != nil {
+					sent = append(sent, c.String())
+				}
+			}
+			if len(sent) != 1 || shape.Command[0].In(input) == nil {
+				t.Fatalf("%s sent its command in %v; the mapping reads %v", f.Agent, sent, shape.Command)
+			}
+			with := func(edit func(in map[string]any)) map[string]any {
+				var q map[string]any
+				json.Unmarshal(payload, &q)
+				edit(q[key].(map[string]any))
+				return q
+			}
+			isShape := func(g adapters.Field, list []adapters.Field) bool {
+				return slices.ContainsFunc(list, func(h adapters.Field) bool { return h.String() == g.String() })
+			}
+			const danger = "rm -rf .."                     // the session's parent: /home/dev, or / for Cursor's /repo/demo
+			want := "dev.ahp-opa.fs.rm-recursive-critical" // (the parent of the workspace)
+			if got := decide(t, f.Agent, with(func(in map[string]any) { put(in, shape.Command[0], danger) })); got != want {
+				t.Fatalf("%q in %s: %q, want %q", danger, shape.Command[0], got, want)
+			}
+			// Decoys in every field the agent does not run change nothing.
+			decoyed := with(func(in map[string]any) {
+				put(in, shape.Command[0], danger)
+				for _, g := range commandDecoys {
+					if !isShape(g, shape.Command) {
+						put(in, g, "true")
+					}
+				}
+				for _, g := range dirDecoys {
+					if !isShape(g, shape.Dir) {
+						put(in, g, "/tmp/a/b")
+					}
+				}
+			})
+			if got := decide(t, f.Agent, decoyed); got != want {
+				t.Fatalf("with decoys: %q, want %q", got, want)
+			}
+			// The dangerous text in the fields the agent does not run only.
+			hidden := with(func(in map[string]any) {
+				put(in, shape.Command[0], "true")
+				for _, g := range commandDecoys {
+					if !isShape(g, shape.Command) {
+						put(in, g, danger)
+					}
+				}
+			})
+			if got := decide(t, f.Agent, hidden); got != "" {
+				t.Fatalf("a command in a field %s does not run decided %q", f.Agent, got)
+			}
+			// The agent's own directory field moves the command; /tmp/a/b/.. is harmless.
+			if len(shape.Dir) > 0 {
+				moved := with(func(in map[string]any) {
+					put(in, shape.Command[0], danger)
+					put(in, shape.Dir[0], "/tmp/a/b")
+				})
+				if got := decide(t, f.Agent, moved); got != "" {
+					t.Fatalf("in %s /tmp/a/b: %q, want no objection", shape.Dir[0], got)
+				}
+			}
+		})
+	}
+	if n < 5 {
+		t.Fatalf("%d shell payloads found, want the captured ones of four agents and Cursor's", n)
+	}
 }
