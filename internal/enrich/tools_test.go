@@ -72,6 +72,74 @@ func TestToolShapes(t *testing.T) {
 	}
 }
 
+// TestShellSource: a native agent's own shell tool is read at the fields
+// the agent runs; any other shell tool at every candidate, and candidates
+// that disagree are named in input.ahp.shell.ambiguous.
+func TestShellSource(t *testing.T) {
+	tests := []struct {
+		name      string
+		agent     string // "" for an AHP harness
+		tool      string
+		input     map[string]any
+		command   string
+		cwd       string
+		ambiguous []string
+	}{
+		{"gemini reads command", "gemini-cli", "run_shell_command",
+			map[string]any{"command": "rm -rf ~", "action": map[string]any{"command": []any{"true"}}, "workdir": "/tmp"},
+			"rm -rf ~", "/home/dev/repo", nil},
+		{"gemini runs in dir_path", "gemini-cli", "run_shell_command",
+			map[string]any{"command": "ls", "dir_path": "/home/dev/.aws", "cwd": "/tmp"}, "ls", "/home/dev/.aws", nil},
+		{"claude ignores workdir", "claude-code", "Bash", map[string]any{"command": "ls", "workdir": "/etc"}, "ls", "/home/dev/repo", nil},
+		{"codex exec_command reads cmd", "codex", "exec_command", map[string]any{"cmd": "ls", "command": "rm -rf /"}, "ls", "/home/dev/repo", nil},
+		{"codex local_shell, two forms", "codex", "local_shell",
+			map[string]any{"action": map[string]any{"command": []any{"ls"}}, "command": []any{"rm", "-rf", "/"}},
+			"ls", "/home/dev/repo", []string{"action.command", "command"}},
+		{"codex local_shell, two directories", "codex", "local_shell",
+			map[string]any{"action": map[string]any{"command": []any{"ls"}, "working_directory": "/a", "workdir": "/b"}},
+			"ls", "/a", []string{"action.working_directory", "action.workdir"}},
+		{"unknown harness, two commands", "", "run_shell_command",
+			map[string]any{"command": "rm -rf ~", "action": map[string]any{"command": []any{"true"}}},
+			"rm -rf ~", "/home/dev/repo", []string{"command", "action.command"}},
+		{"unknown harness, three commands", "", "shell",
+			map[string]any{"command": "a", "cmd": "b", "action": map[string]any{"command": "c"}},
+			"a", "/home/dev/repo", []string{"command", "cmd", "action.command"}},
+		{"unknown harness, two directories", "", "shell",
+			map[string]any{"command": "ls", "cwd": "/x", "dir_path": "/y"}, "ls", "/x", []string{"cwd", "dir_path"}},
+		{"unknown harness, unreadable first", "", "shell",
+			map[string]any{"command": []any{1}, "cmd": "rm -rf ~"}, "", "/home/dev/repo", []string{"command", "cmd"}},
+		{"unknown harness, agreeing fields", "", "shell",
+			map[string]any{"command": "ls", "cmd": "ls", "workdir": "/x", "cwd": "/x"}, "ls", "/x", nil},
+		{"mcp tool of a native agent", "claude-code", "mcp__shell__run_command",
+			map[string]any{"command": "ls", "cmd": "id"}, "ls", "/home/dev/repo", []string{"command", "cmd"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ev := testkit.ToolEvent(map[string]any{"name": tt.tool, "input": tt.input})
+			if tt.agent != "" {
+				ev["source"] = "urn:ahp-opa:agent:" + tt.agent
+				ev["tool"].(map[string]any)["origin"] = "native"
+			}
+			ahp := ahpOf(t, ev)
+			sh, _ := ahp["shell"].(map[string]any)
+			if got, _ := sh["command"].(string); got != tt.command {
+				t.Errorf("shell.command = %q, want %q", got, tt.command)
+			}
+			if got := ahp["workspace"].(map[string]any)["cwd"]; got != tt.cwd {
+				t.Errorf("workspace.cwd = %v, want %s", got, tt.cwd)
+			}
+			var got []string
+			list, _ := sh["ambiguous"].([]any)
+			for _, f := range list {
+				got = append(got, f.(string))
+			}
+			if mustJSON(t, got) != mustJSON(t, tt.ambiguous) {
+				t.Errorf("shell.ambiguous = %q, want %q", got, tt.ambiguous)
+			}
+		})
+	}
+}
+
 func mustJSON(t *testing.T, v any) string {
 	t.Helper()
 	b, err := json.Marshal(v)
@@ -111,6 +179,7 @@ func FuzzToolShapes(f *testing.F) {
 		`{"command": "rm", "args": ["-rf", 1]}`, `{"args": ["get", "pods"]}`, `{"command": ["kubectl", null]}`,
 		`{"path": "~/.ssh/id_rsa"}`, `{"target": "/etc/x", "content": "y"}`, `{"pattern": "~/.aws/**"}`,
 		`{"workdir": "$X", "command": "ls"}`, `{"url": "https://u:p@h/?k=AKIAQWERTYUIOPASDFGH"}`,
+		`{"command": "rm -rf ~", "action": {"command": ["true"], "workdir": "/"}, "cmd": "id", "cwd": "/x"}`,
 	} {
 		for _, name := range []string{"mcp__s__run_command", "mcp__k__kubectl", "local_shell", "shell", "Glob", "put", "WebFetch"} {
 			f.Add(name, s)
@@ -125,6 +194,22 @@ func FuzzToolShapes(f *testing.F) {
 		tool := ahp["tool"].(map[string]any)
 		if tool["name"] != name || tool["family"] == "" {
 			t.Fatalf("tool = %v", tool)
+		}
+		// An ambiguity names two or more fields, each present in the input.
+		sh, _ := ahp["shell"].(map[string]any)
+		if list, ok := sh["ambiguous"].([]any); ok {
+			if len(list) < 2 {
+				t.Fatalf("ambiguous = %v", list)
+			}
+			for _, f := range list {
+				var v any = in
+				for _, k := range strings.Split(f.(string), ".") {
+					v = v.(map[string]any)[k]
+				}
+				if v == nil {
+					t.Fatalf("ambiguous names %v, absent from %s", f, input)
+				}
+			}
 		}
 	})
 }

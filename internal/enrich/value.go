@@ -1,6 +1,10 @@
 package enrich
 
-import "github.com/open-policy-agent/opa/v1/ast"
+import (
+	"github.com/open-policy-agent/opa/v1/ast"
+
+	"github.com/ahp-opa/ahp-opa/internal/adapters"
+)
 
 // keyTerms are the event keys the enrichment reads, made once: a lookup
 // then allocates nothing.
@@ -10,9 +14,14 @@ var keyTerms = func() map[string]*ast.Term {
 		{"tool", "name", "kind", "origin", "input", "session", "cwd", "workspaceRoots", "source",
 			"command", "cmd", "url", "uri", "urls", "prompt", "edits", "new_string", "file_path",
 			"mcp", "server", "id", "toolName", "patch"},
-		pathKeys, pathListKeys, ContentKeys,
+		pathKeys, pathListKeys, ContentKeys, {"args"},
 	} {
 		for _, k := range list {
+			m[k] = ast.StringTerm(k)
+		}
+	}
+	for _, f := range append(append([]adapters.Field{}, commandFields...), workdirFields...) {
+		for _, k := range f {
 			m[k] = ast.StringTerm(k)
 		}
 	}
