@@ -18,7 +18,7 @@ const exitChanged = 3
 
 func replayCommand() *cobra.Command {
 	var configPath, format string
-	var maxChanged int
+	var maxChanged, maxRules int
 	cmd := &cobra.Command{
 		Use:   "replay --audit-log FILE [--policy PATH]... [--with-builtin] [--format text|json]",
 		Short: "Re-decide the tool calls of an audit log with a candidate policy and show what changes",
@@ -33,7 +33,9 @@ with audit.include_input: true (configuration file) or
 AHP_OPA_AUDIT__INCLUDE_INPUT=true. Session facts (input.ahp.session) are
 not recorded; replay rebuilds them from the log's own decisions and
 tool.after observations, in log order. Malformed, truncated and
-over-long lines are skipped and counted.
+over-long lines are skipped and counted. Recorded text is shown with
+control characters and terminal escapes written as visible escapes
+(\x1b, \u202e).
 
 Exit status: 0 when no decision changed, 3 when some did, 1 on error.`,
 		Args: cobra.NoArgs,
@@ -41,7 +43,7 @@ Exit status: 0 when no decision changed, 3 when some did, 1 on error.`,
 			if format != "text" && format != "json" {
 				return fmt.Errorf("--format %q: want text or json", format)
 			}
-			cfg, err := loadConfig(withoutFlags(cmd.Flags(), "format", "max-changed"), configPath, os.Environ)
+			cfg, err := loadConfig(withoutFlags(cmd.Flags(), "format", "max-changed", "max-rules"), configPath, os.Environ)
 			if err != nil {
 				return err
 			}
@@ -71,7 +73,7 @@ Exit status: 0 when no decision changed, 3 when some did, 1 on error.`,
 			if err != nil {
 				return fmt.Errorf("configuration: %w", err)
 			}
-			opts := rollout.ReplayOptions{Facts: facts, MaxChanged: maxChanged, Redactor: red}
+			opts := rollout.ReplayOptions{Facts: facts, MaxChanged: maxChanged, MaxRules: maxRules, Redactor: red}
 			if isTerminal(os.Stderr) {
 				opts.Progress = progressPrinter(os.Stderr)
 			}
@@ -101,6 +103,7 @@ Exit status: 0 when no decision changed, 3 when some did, 1 on error.`,
 	cmd.Flags().String("audit-log", "", "the audit log (JSONL) to replay")
 	cmd.Flags().StringVar(&format, "format", "text", "text or json")
 	cmd.Flags().IntVar(&maxChanged, "max-changed", rollout.DefaultMaxChanged, "list at most this many changed events; the rest are counted")
+	cmd.Flags().IntVar(&maxRules, "max-rules", rollout.DefaultMaxRules, "list at most this many rules; the changes of the rest are counted together")
 	addEngineFlags(cmd.Flags())
 	return cmd
 }

@@ -28,8 +28,17 @@ const (
 	// DefaultMaxChanged bounds the changed events a report lists; the rest
 	// are counted.
 	DefaultMaxChanged = 1000
+	// DefaultMaxRules bounds the rules the per-rule table lists; the
+	// changes of the rest are counted together.
+	DefaultMaxRules = 1000
 	// progressEvery is how many lines pass between two progress calls.
 	progressEvery = 4096
+	// maxRuleBytes, maxFieldBytes and maxReasonBytes bound what a report
+	// keeps of one rule name, one recorded identifier (event id, source,
+	// tool, decision) and one reason: a line of the log may be 16 MiB.
+	maxRuleBytes   = 256
+	maxFieldBytes  = 256
+	maxReasonBytes = 1024
 )
 
 // ErrNoInputs is returned for a log whose decisions hold no recorded
@@ -46,6 +55,9 @@ type ReplayOptions struct {
 	Facts        *audit.Facts
 	MaxLineBytes int
 	MaxChanged   int
+	// MaxRules bounds the rules listed in Report.Rules, first come first
+	// listed; the changes of the others are counted in RulesNotListed.
+	MaxRules int
 	// Redactor masks secrets in the reasons a report shows; nil uses the
 	// default patterns.
 	Redactor *audit.Redactor
@@ -73,10 +85,12 @@ type Report struct {
 	// ChangedNotListed counts the rest.
 	Changed          []ChangedEvent `json:"changed"`
 	ChangedNotListed int            `json:"changed_not_listed"`
-	// Rules counts changes by the rule they are about.
-	Rules   map[string]*RuleCounts `json:"rules"`
-	Skipped Skipped                `json:"skipped"`
-	Lines   int                    `json:"lines"`
+	// Rules counts changes by the rule they are about, for at most
+	// MaxRules rules; RulesNotListed counts the changes of the others.
+	Rules          map[string]*RuleCounts `json:"rules"`
+	RulesNotListed RuleCounts             `json:"rules_not_listed"`
+	Skipped        Skipped                `json:"skipped"`
+	Lines          int                    `json:"lines"`
 }
 
 // Changes is the number of events whose decision changed.
@@ -125,6 +139,9 @@ func Replay(ctx context.Context, log io.Reader, judge Judge, opts ReplayOptions)
 	}
 	if opts.MaxChanged <= 0 {
 		opts.MaxChanged = DefaultMaxChanged
+	}
+	if opts.MaxRules <= 0 {
+		opts.MaxRules = DefaultMaxRules
 	}
 	if opts.Redactor == nil {
 		var err error
@@ -242,15 +259,19 @@ func replayLine(ctx context.Context, line []byte, judge Judge, opts *ReplayOptio
 		rep.Unchanged++
 		return
 	}
-	rule := ruleOf(ch, before, after)
+	rule := cut(ruleOf(ch, before, after), maxRuleBytes)
 	if rule == "" {
 		rule = noRule
 	}
 	rc := &RuleCounts{} // an error that went away is no rule's change
 	if ch != NoLongerError {
 		if rc = rep.Rules[rule]; rc == nil {
-			rc = &RuleCounts{}
-			rep.Rules[rule] = rc
+			if len(rep.Rules) < opts.MaxRules {
+				rc = &RuleCounts{}
+				rep.Rules[rule] = rc
+			} else {
+				rc = &rep.RulesNotListed
+			}
 		}
 	}
 	switch ch {
@@ -278,8 +299,10 @@ func replayLine(ctx context.Context, line []byte, judge Judge, opts *ReplayOptio
 		toolName = rec.Tool.Name
 	}
 	rep.Changed = append(rep.Changed, ChangedEvent{
-		ID: rec.EventID, Source: rec.Source, Time: rec.Time, Tool: toolName, Subject: subjectOf(rec.Input),
-		Change: ch, Before: before.Decision, After: after.Decision, Rule: rule, Reason: reasonOf(before, after),
+		ID: cut(rec.EventID, maxFieldBytes), Source: cut(rec.Source, maxFieldBytes), Time: rec.Time,
+		Tool: cut(toolName, maxFieldBytes), Subject: subjectOf(rec.Input), Change: ch,
+		Before: cut(before.Decision, maxFieldBytes), After: after.Decision, Rule: rule,
+		Reason: cut(reasonOf(before, after), maxReasonBytes),
 	})
 }
 
@@ -353,7 +376,11 @@ func subjectOf(event map[string]any) string {
 
 // shorten cuts s to n bytes on a rune boundary and keeps it on one line.
 func shorten(s string, n int) string {
-	s = string(bytes.Join(bytes.Fields([]byte(s)), []byte(" ")))
+	return cut(string(bytes.Join(bytes.Fields([]byte(s)), []byte(" "))), n)
+}
+
+// cut cuts s to n bytes on a rune boundary, marking the cut with "…".
+func cut(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/ahp-opa/ahp-opa/engine"
 	"github.com/ahp-opa/ahp-opa/internal/audit"
@@ -271,8 +272,10 @@ func FuzzReplay(f *testing.F) {
 	f.Add(seed.Bytes())
 	f.Add([]byte("{\"time\":\"2026-03-02T09:00:00Z\",\"kind\":\"decision\",\"event_type\":\"tool.before\",\"input\":{}}\n{"))
 	f.Add([]byte("\n\n\xff"))
+	hostile, _ := json.Marshal(decisionRecord(call{id: "e\x1b[2J", tool: "B\u202e", command: "a\u009b\x07", decision: "deny", codes: []string{"c\t"}}))
+	f.Add(hostile)
 	f.Fuzz(func(t *testing.T, data []byte) {
-		rep, err := Replay(context.Background(), bytes.NewReader(data), allowAll{}, ReplayOptions{MaxLineBytes: 256})
+		rep, err := Replay(context.Background(), bytes.NewReader(data), allowAll{}, ReplayOptions{MaxLineBytes: 256, MaxRules: 2})
 		if err != nil && !errors.Is(err, ErrNoInputs) {
 			t.Fatal(err)
 		}
@@ -281,6 +284,31 @@ func FuzzReplay(f *testing.F) {
 		}
 		if rep.Events+rep.Skipped.Malformed+rep.Skipped.TooLong+rep.Skipped.WithoutInput > rep.Lines {
 			t.Fatalf("more outcomes than lines: %+v", rep)
+		}
+		if len(rep.Rules) > 2 {
+			t.Fatalf("%d rules listed, MaxRules is 2", len(rep.Rules))
+		}
+		// Both reports are safe to print: no raw control, bidi or C1
+		// character, and the JSON one reads back as JSON.
+		var text, js bytes.Buffer
+		if err := rep.WriteText(&text); err != nil {
+			t.Fatal(err)
+		}
+		if err := rep.WriteJSON(&js); err != nil {
+			t.Fatal(err)
+		}
+		for name, out := range map[string]string{"text": text.String(), "json": js.String()} {
+			if !utf8.ValidString(out) {
+				t.Fatalf("%s report is not UTF-8: %q", name, out)
+			}
+			for _, r := range out {
+				if hostileControl(r) {
+					t.Fatalf("%s report holds %U raw: %q", name, r, out)
+				}
+			}
+		}
+		if !json.Valid(js.Bytes()) {
+			t.Fatalf("JSON report is not JSON: %s", js.String())
 		}
 	})
 }
