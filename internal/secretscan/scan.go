@@ -59,25 +59,60 @@ type shape struct {
 	// lead is the number of bytes of the shape before its literal.
 	lead  int
 	match func(s string, i int) int
+	// example is a made-up instance of the shape (never a real secret).
+	example string
 }
 
-// shapes are searched one literal at a time; a kind may have several
-// literals (AWS prefixes), each searched on its own.
+// shapes are the catalogue of secret shapes: what Scan detects here and
+// what package redact masks in every text that leaves the process. They
+// are searched one literal at a time; a kind may have several literals
+// (AWS prefixes), each searched on its own.
 var shapes = []shape{
-	{PrivateKey, "-----BEGIN ", false, 0, matchPrivateKey},
-	{AWSAccessKey, "AKIA", true, 0, matchAWS},
-	{AWSAccessKey, "ASIA", true, 0, matchAWS},
-	{AWSAccessKey, "ABIA", true, 0, matchAWS},
-	{AWSAccessKey, "ACCA", true, 0, matchAWS},
-	{GitHubToken, "gh", true, 0, matchGitHubToken},
-	{GitHubPAT, "github_pat_", true, 0, runMatcher(len("github_pat_"), classWordChars, 50, false)},
-	{GitLabToken, "glpat-", true, 0, runMatcher(len("glpat-"), classToken, 20, false)},
-	{SlackToken, "xox", true, 0, matchSlack},
-	{StripeKey, "k_live_", false, 1, matchStripe},
-	{AnthropicKey, "sk-ant-", true, 0, runMatcher(len("sk-ant-"), classToken, 30, false)},
-	{OpenAIKey, "sk-", true, 0, matchOpenAI},
-	{GoogleAPIKey, "AIza", true, 0, runMatcher(len("AIza"), classToken, 35, true)},
-	{NPMToken, "npm_", true, 0, runMatcher(len("npm_"), classAlnum, 36, true)},
+	{PrivateKey, "-----BEGIN ", false, 0, matchPrivateKey, "-----BEGIN RSA PRIVATE KEY-----"},
+	{AWSAccessKey, "AKIA", true, 0, matchAWS, example("AKIA", classBase32, 16)},
+	{AWSAccessKey, "ASIA", true, 0, matchAWS, example("ASIA", classBase32, 16)},
+	{AWSAccessKey, "ABIA", true, 0, matchAWS, example("ABIA", classBase32, 16)},
+	{AWSAccessKey, "ACCA", true, 0, matchAWS, example("ACCA", classBase32, 16)},
+	{GitHubToken, "gh", true, 0, matchGitHubToken, example("ghs_", classAlnum, 36)},
+	{GitHubPAT, "github_pat_", true, 0, runMatcher(len("github_pat_"), classWordChars, 50, false), example("github_pat_", classWordChars, 82)},
+	{GitLabToken, "glpat-", true, 0, runMatcher(len("glpat-"), classToken, 20, false), example("glpat-", classToken, 20)},
+	{SlackToken, "xox", true, 0, matchSlack, example("xoxb-", classSlack, 24)},
+	{StripeKey, "k_live_", false, 1, matchStripe, example("rk_live_", classAlnum, 24)},
+	{AnthropicKey, "sk-ant-", true, 0, runMatcher(len("sk-ant-"), classToken, 30, false), example("sk-ant-api03-", classToken, 24)},
+	{OpenAIKey, "sk-", true, 0, matchOpenAI, example("sk-proj-", classToken, 48)},
+	{GoogleAPIKey, "AIza", true, 0, runMatcher(len("AIza"), classToken, 35, true), example("AIza", classToken, 35)},
+	{NPMToken, "npm_", true, 0, runMatcher(len("npm_"), classAlnum, 36, true), example("npm_", classAlnum, 36)},
+}
+
+// Shape is one entry of the catalogue of secret shapes.
+type Shape struct {
+	Kind    string
+	Literal string // the text every instance holds, which the scan looks for first
+	Example string // a made-up, well-formed instance
+}
+
+// Shapes returns the catalogue of secret shapes, one entry per literal
+// searched.
+func Shapes() []Shape {
+	out := make([]Shape, len(shapes))
+	for i, sh := range shapes {
+		out[i] = Shape{Kind: sh.kind, Literal: sh.literal, Example: sh.example}
+	}
+	return out
+}
+
+// example returns prefix and n characters of class in: the body of a
+// made-up instance, with no run of x and no EXAMPLE, so it is no
+// placeholder.
+func example(prefix string, in class, n int) string {
+	const pool = "Zq7Rk2Wm9Tv4Jp6Ys3Ln8Hc5Gd0Fb-_"
+	b := []byte(prefix)
+	for i := 0; len(b) < len(prefix)+n; i++ {
+		if c := pool[i%len(pool)]; in(c) {
+			b = append(b, c)
+		}
+	}
+	return string(b)
 }
 
 // Scan returns the secret shapes in s, ordered by offset (placeholders

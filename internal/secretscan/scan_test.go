@@ -289,3 +289,21 @@ func ExampleScan() {
 	}
 	// Output: aws-access-key line 2 offset 15 length 20
 }
+
+// TestShapesExamples: every entry of the catalogue has an example, and the
+// scan finds it whole, as a live secret of its kind.
+func TestShapesExamples(t *testing.T) {
+	for _, sh := range Shapes() {
+		for _, text := range []string{sh.Example, "x = " + sh.Example + "\n", `"` + sh.Example + `"`} {
+			got := Scan(text, 0)
+			off := strings.Index(text, sh.Example)
+			want := []Finding{{Kind: sh.Kind, Offset: off, Length: len(sh.Example), Line: 1}}
+			if sh.Example == "" || !slices.Equal(got, want) {
+				t.Errorf("%s %q: Scan(%q) = %v, want %v", sh.Kind, sh.Literal, text, got, want)
+			}
+		}
+		if !strings.Contains(sh.Example, sh.Literal) {
+			t.Errorf("%s: example %q lacks the literal %q", sh.Kind, sh.Example, sh.Literal)
+		}
+	}
+}
