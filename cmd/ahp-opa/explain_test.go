@@ -140,3 +140,56 @@ func TestTraceMasksSecrets(t *testing.T) {
 		}
 	}
 }
+
+// TestExplainMasksSecretFields: eval --explain and its traces quote
+// reasons, rule errors and notes built from the input; a secret-named
+// field in them comes out masked, however the policy printed it.
+func TestExplainMasksSecretFields(t *testing.T) {
+	const policy = `package ahp.tool.before.quote
+deny contains {"code": "com.example.quote", "reason": sprintf("input %v", [input.tool.input])} if input.tool.input.password
+deny contains "big" if to_number(json.marshal(input.tool.input)) > 1
+deny contains "never" if {
+	trace(sprintf("env=%v", [input.tool.input.env]))
+	count(input.tool.name) > 100
+}
+`
+	p := &bundles.Policy{Modules: map[string]*ast.Module{
+		"quote.rego": ast.MustParseModuleWithOpts(policy, ast.ParserOptions{RegoVersion: ast.RegoV1}),
+	}}
+	eng := engine.New(engine.Options{Shadow: []string{"com.example.quote"}})
+	if err := eng.Load(context.Background(), p); err != nil {
+		t.Fatal(err)
+	}
+	event := strings.Replace(explainEvent, `{"command":"git push -f && cat .env"}`,
+		`{"command":"psql","password":"correct horse","env":{"AWS_SECRET_ACCESS_KEY":"wJalrXUtnFEMI","AWS_REGION":"eu-west-1"}}`, 1)
+	tests := []struct {
+		name string
+		run  func(*bytes.Buffer) error
+		want []string
+	}{
+		{"explain", func(out *bytes.Buffer) error { return explainDecision(context.Background(), out, eng, []byte(event)) },
+			[]string{`"password": "[REDACTED]"`, `\"password\":\"[REDACTED]\"`, `\"AWS_SECRET_ACCESS_KEY\":\"[REDACTED]\"`, `"eu-west-1"`}},
+		{"trace", func(out *bytes.Buffer) error {
+			return traceDecision(context.Background(), out, eng, []byte(event), "notes")
+		}, []string{`env={"AWS_REGION": "eu-west-1", "AWS_SECRET_ACCESS_KEY": "[REDACTED]"}`}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var out bytes.Buffer
+			if err := tt.run(&out); err != nil {
+				t.Fatal(err)
+			}
+			text := out.String()
+			for _, sec := range []string{"correct horse", "wJalrXUtnFEMI"} {
+				if strings.Contains(text, sec) {
+					t.Errorf("%q reached the output:\n%s", sec, text)
+				}
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(text, w) {
+					t.Errorf("output lacks %s:\n%s", w, text)
+				}
+			}
+		})
+	}
+}

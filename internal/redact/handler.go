@@ -85,7 +85,12 @@ func (h *handler) attr(a slog.Attr) slog.Attr {
 		}
 		return slog.Group(a.Key, masked...)
 	case slog.KindAny:
-		return slog.String(a.Key, h.r.String(fmt.Sprint(v.Any())))
+		x := v.Any()
+		switch x.(type) {
+		case map[string]any, []any: // decoded JSON: masked by field name first
+			x = h.r.Value(x, "")
+		}
+		return slog.String(a.Key, h.r.String(fmt.Sprint(x)))
 	}
 	return slog.Attr{Key: a.Key, Value: v}
 }

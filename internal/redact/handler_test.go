@@ -94,3 +94,38 @@ func TestHandlerMasksWithAttrsWhenUsed(t *testing.T) {
 		t.Errorf("log %s", out)
 	}
 }
+
+// TestHandlerMasksSecretFields: a decoded JSON value logged as it is, or
+// text that quotes one, is masked by field name too.
+func TestHandlerMasksSecretFields(t *testing.T) {
+	tests := []struct {
+		name string
+		log  func(*slog.Logger)
+		want string
+	}{
+		{"map value", func(l *slog.Logger) {
+			l.Info("x", "input", map[string]any{"password": "correct horse", "env": map[string]any{"AWS_SECRET_ACCESS_KEY": "wJalr XUtn"}})
+		}, `{"level":"INFO","msg":"x","input":"map[env:map[AWS_SECRET_ACCESS_KEY:[REDACTED]] password:[REDACTED]]"}`},
+		{"array of env strings", func(l *slog.Logger) {
+			l.Info("x", "env", []any{"DB_PASSWORD=pa ss", "HOME=/root"})
+		}, `{"level":"INFO","msg":"x","env":"[DB_PASSWORD=[REDACTED] HOME=/root]"}`},
+		{"quoted JSON in an error", func(l *slog.Logger) {
+			l.Warn("x", "err", errors.New(`eval_type_error: object {"token": "t0k3n value"} is not a string`))
+		}, `{"level":"WARN","msg":"x","err":"eval_type_error: object {\"token\": \"[REDACTED]\"} is not a string"}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var buf bytes.Buffer
+			opts := &slog.HandlerOptions{ReplaceAttr: func(_ []string, a slog.Attr) slog.Attr {
+				if a.Key == slog.TimeKey {
+					return slog.Attr{}
+				}
+				return a
+			}}
+			tt.log(slog.New(Handler(slog.NewJSONHandler(&buf, opts), nil)))
+			if got := strings.TrimSpace(buf.String()); got != tt.want {
+				t.Errorf("log\n got %s\nwant %s", got, tt.want)
+			}
+		})
+	}
+}

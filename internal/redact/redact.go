@@ -6,32 +6,28 @@ package redact
 import (
 	"fmt"
 	"regexp"
+	"strings"
 	"sync"
+
+	"github.com/ahp-opa/ahp-opa/internal/secretscan"
 )
 
 // Mask replaces whatever a redaction rule matched.
 const Mask = "[REDACTED]"
 
-// builtinPatterns are secret shapes masked everywhere text leaves the
-// process: audit records, logs and deny reasons. Each keeps its
-// non-secret prefix (a header name, a key name) so a reader still sees
-// what was there.
+// builtinPatterns are the secrets recognised by their context rather
+// than by a shape of their own, masked everywhere text leaves the process:
+// audit records, logs and deny reasons. The shapes of live tokens and
+// private keys are secretscan's catalogue, which the detection of secrets
+// in written files uses too. Each pattern keeps its non-secret prefix (a
+// header name, a scheme) so a reader still sees what was there.
 var builtinPatterns = []string{
-	// Authorization headers and bearer tokens.
-	`(?i)(authorization\s*[:=]\s*["']?(?:bearer|basic|token)\s+)[A-Za-z0-9._~+/=-]{8,}`,
+	// Bearer tokens wherever they are written.
 	`(?i)(bearer\s+)[A-Za-z0-9._~+/=-]{16,}`,
-	// key=value and "key": "value" pairs whose key names a secret.
-	`(?i)((?:password|passwd|pwd|secret|token|api[_-]?key|access[_-]?key|client[_-]?secret|auth)["']?\s*[:=]\s*["']?)[^\s"'&,;]{4,}`,
-	// Cloud and SaaS keys with a recognisable shape.
-	`()\b(?:AKIA|ASIA)[0-9A-Z]{16}\b`,
-	`()\bgh[pousr]_[A-Za-z0-9]{36,}\b`,
-	`()\bgithub_pat_[A-Za-z0-9_]{40,}\b`,
-	`()\bxox[abprs]-[A-Za-z0-9-]{10,}\b`,
-	`()\bsk-(?:live|test|proj|ant)?[-_A-Za-z0-9]{16,}\b`,
-	`()\bAIza[0-9A-Za-z_-]{35}\b`,
-	`()\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\b`, // JWT
-	// Private key blocks, whole.
-	`()-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z ]*PRIVATE KEY-----|$)`,
+	// JWTs: signed claims, often a session's bearer credential. Not in the
+	// catalogue: a JWT in a written file is usually a test fixture, not a
+	// reason to deny the write.
+	`()\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\b`,
 	// Credentials in URLs: scheme://user:password@host.
 	`([a-zA-Z][a-zA-Z0-9+.-]*://[^/\s:@]+:)[^/\s@]+(@)`,
 }
@@ -46,6 +42,20 @@ var builtinRules = sync.OnceValue(func() []*regexp.Regexp {
 	}
 	return res
 })
+
+// builtinLiterals are what a text must contain for builtinRules to match
+// (case-insensitively, for the bearer rule): most text has none, and
+// testing them is cheaper than running the expressions.
+var builtinLiterals = [][]string{{"earer", "EARER"}, {"eyJ"}, {"://"}}
+
+func containsAny(s string, subs []string) bool {
+	for _, sub := range subs {
+		if strings.Contains(s, sub) {
+			return true
+		}
+	}
+	return false
+}
 
 // Redactor masks secrets in text and in JSON-like values.
 type Redactor struct {
@@ -93,10 +103,15 @@ func set(keys []string) map[string]bool {
 	return m
 }
 
-// String masks every secret in s.
+// String masks every secret in s: every shape of secretscan's catalogue
+// (a private key block to its END line), the values of secret-named
+// fields and variables (SecretName), bearer tokens, JWTs and URL
+// passwords, then what the configured patterns match.
 func (r *Redactor) String(s string) string {
-	for _, re := range builtinRules() {
-		if !re.MatchString(s) {
+	s = maskShapes(s)
+	s = maskPairs(s)
+	for i, re := range builtinRules() {
+		if !containsAny(s, builtinLiterals[i]) || !re.MatchString(s) {
 			continue
 		}
 		s = re.ReplaceAllStringFunc(s, func(m string) string {
@@ -114,12 +129,72 @@ func (r *Redactor) String(s string) string {
 	return s
 }
 
+// maskShapes masks every secret shape secretscan finds in s, placeholders
+// included; a private key's header is masked with the block it starts, up
+// to its END line or, cut short, to the end of s.
+func maskShapes(s string) string {
+	found := secretscan.Scan(s, 0)
+	if len(found) == 0 {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	last := 0
+	for _, f := range found {
+		start, end := f.Offset, f.Offset+f.Length
+		if f.Kind == secretscan.PrivateKey {
+			end = privateKeyEnd(s, end)
+		}
+		if end <= last {
+			continue // inside a block already masked
+		}
+		if start < last {
+			start = last // overlapping shapes (sk-ant- is also sk-) merge
+		} else {
+			b.WriteString(s[last:start])
+			b.WriteString(Mask)
+		}
+		last = end
+	}
+	b.WriteString(s[last:])
+	return b.String()
+}
+
+// privateKeyEnd returns the end of the private key block whose header
+// ends at s[i]: after its -----END … PRIVATE KEY----- line, or len(s).
+func privateKeyEnd(s string, i int) int {
+	for {
+		j := strings.Index(s[i:], "-----END ")
+		if j < 0 {
+			return len(s)
+		}
+		i += j + len("-----END ")
+		line := s[i:]
+		if n := strings.IndexByte(line, '\n'); n >= 0 {
+			line = line[:n]
+		}
+		if k := strings.Index(line, "PRIVATE KEY"); k >= 0 {
+			rest := line[k+len("PRIVATE KEY"):]
+			rest = strings.TrimPrefix(rest, " BLOCK")
+			if strings.HasPrefix(rest, "-----") {
+				return i + k + len("PRIVATE KEY") + (len(line[k+len("PRIVATE KEY"):]) - len(rest)) + len("-----")
+			}
+		}
+	}
+}
+
 // Value returns a copy of v (decoded JSON) with masked and dropped paths
-// applied and every string redacted. path is v's dotted path ("" at the
-// root).
+// applied, the whole value of every field with a secret name (SecretName:
+// password, env.AWS_SECRET_ACCESS_KEY, headers.Authorization, a
+// credentials object) masked, and every string redacted, an env-style
+// "NAME=value" string to its end when NAME is a secret name. path is v's
+// dotted path ("" at the root).
 func (r *Redactor) Value(v any, path string) any {
 	switch v := v.(type) {
 	case string:
+		if name, _, ok := strings.Cut(v, "="); ok && envName(name) && SecretName(name) {
+			return name + "=" + Mask
+		}
 		return r.String(v)
 	case map[string]any:
 		out := make(map[string]any, len(v))
@@ -130,7 +205,7 @@ func (r *Redactor) Value(v any, path string) any {
 			}
 			switch {
 			case r.drop[p]:
-			case r.mask[p]:
+			case r.mask[p], SecretName(k) && holdsSecret(x):
 				out[k] = Mask
 			default:
 				out[k] = r.Value(x, p)
@@ -145,4 +220,30 @@ func (r *Redactor) Value(v any, path string) any {
 		return out
 	}
 	return v
+}
+
+// holdsSecret reports whether a value under a secret name is worth
+// masking: null, a boolean and "" hold nothing, and keeping them shows
+// that the field was unset.
+func holdsSecret(v any) bool {
+	switch v := v.(type) {
+	case nil, bool:
+		return false
+	case string:
+		return v != ""
+	}
+	return true
+}
+
+// envName reports a shell variable name: [A-Za-z_][A-Za-z0-9_]*.
+func envName(s string) bool {
+	if s == "" || s[0] >= '0' && s[0] <= '9' {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9') {
+			return false
+		}
+	}
+	return true
 }

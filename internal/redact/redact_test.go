@@ -21,7 +21,7 @@ func TestRedactString(t *testing.T) {
 		{"json token pair", `{"api_key": "k-12345678"}`, "k-12345678", `"api_key"`},
 		{"aws access key", "export AWS_ACCESS_KEY_ID=AKIAIOSFODNN7EXAMPLE", "AKIAIOSFODNN7EXAMPLE", "AWS_ACCESS_KEY_ID"},
 		{"github token", "git clone https://ghp_abcdefghijklmnopqrstuvwxyz0123456789@github.com/x", "ghp_abcdefghijklmnopqrstuvwxyz0123456789", "github.com"},
-		{"openai-style key", "OPENAI=sk-proj-abcdefghijklmnop1234", "sk-proj-abcdefghijklmnop1234", "OPENAI="},
+		{"openai-style key", "OPENAI=sk-proj-abcdefghijklmnop1234abcdefghijklmnop1234", "sk-proj-abcdefghijklmnop1234abcdefghijklmnop1234", "OPENAI="},
 		{"slack token", "xoxb-1234567890-abcdefghij", "xoxb-1234567890-abcdefghij", ""},
 		{"private key block", "key:\n-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\n-----END OPENSSH PRIVATE KEY-----\nafter", "b3BlbnNzaC1rZXktdjEAAAAA", "after"},
 		{"url credentials", "postgres://admin:s3cr3tpw@db.internal:5432/app", "s3cr3tpw", "@db.internal"},
