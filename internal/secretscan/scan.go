@@ -59,8 +59,6 @@ type shape struct {
 	// lead is the number of bytes of the shape before its literal.
 	lead  int
 	match func(s string, i int) int
-	// example is a made-up instance of the shape (never a real secret).
-	example string
 }
 
 // shapes are the catalogue of secret shapes: what Scan detects here and
@@ -68,20 +66,39 @@ type shape struct {
 // are searched one literal at a time; a kind may have several literals
 // (AWS prefixes), each searched on its own.
 var shapes = []shape{
-	{PrivateKey, "-----BEGIN ", false, 0, matchPrivateKey, "-----BEGIN RSA PRIVATE KEY-----"},
-	{AWSAccessKey, "AKIA", true, 0, matchAWS, example("AKIA", classBase32, 16)},
-	{AWSAccessKey, "ASIA", true, 0, matchAWS, example("ASIA", classBase32, 16)},
-	{AWSAccessKey, "ABIA", true, 0, matchAWS, example("ABIA", classBase32, 16)},
-	{AWSAccessKey, "ACCA", true, 0, matchAWS, example("ACCA", classBase32, 16)},
-	{GitHubToken, "gh", true, 0, matchGitHubToken, example("ghs_", classAlnum, 36)},
-	{GitHubPAT, "github_pat_", true, 0, runMatcher(len("github_pat_"), classWordChars, 50, false), example("github_pat_", classWordChars, 82)},
-	{GitLabToken, "glpat-", true, 0, runMatcher(len("glpat-"), classToken, 20, false), example("glpat-", classToken, 20)},
-	{SlackToken, "xox", true, 0, matchSlack, example("xoxb-", classSlack, 24)},
-	{StripeKey, "k_live_", false, 1, matchStripe, example("rk_live_", classAlnum, 24)},
-	{AnthropicKey, "sk-ant-", true, 0, runMatcher(len("sk-ant-"), classToken, 30, false), example("sk-ant-api03-", classToken, 24)},
-	{OpenAIKey, "sk-", true, 0, matchOpenAI, example("sk-proj-", classToken, 48)},
-	{GoogleAPIKey, "AIza", true, 0, runMatcher(len("AIza"), classToken, 35, true), example("AIza", classToken, 35)},
-	{NPMToken, "npm_", true, 0, runMatcher(len("npm_"), classAlnum, 36, true), example("npm_", classAlnum, 36)},
+	{PrivateKey, "-----BEGIN ", false, 0, matchPrivateKey},
+	{AWSAccessKey, "AKIA", true, 0, matchAWS},
+	{AWSAccessKey, "ASIA", true, 0, matchAWS},
+	{AWSAccessKey, "ABIA", true, 0, matchAWS},
+	{AWSAccessKey, "ACCA", true, 0, matchAWS},
+	{GitHubToken, "gh", true, 0, matchGitHubToken},
+	{GitHubPAT, "github_pat_", true, 0, runMatcher(len("github_pat_"), classWordChars, 50, false)},
+	{GitLabToken, "glpat-", true, 0, runMatcher(len("glpat-"), classToken, 20, false)},
+	{SlackToken, "xox", true, 0, matchSlack},
+	{StripeKey, "k_live_", false, 1, matchStripe},
+	{AnthropicKey, "sk-ant-", true, 0, runMatcher(len("sk-ant-"), classToken, 30, false)},
+	{OpenAIKey, "sk-", true, 0, matchOpenAI},
+	{GoogleAPIKey, "AIza", true, 0, runMatcher(len("AIza"), classToken, 35, true)},
+	{NPMToken, "npm_", true, 0, runMatcher(len("npm_"), classAlnum, 36, true)},
+}
+
+// examples are made-up, well-formed instances of the shapes, by literal
+// (kept apart from shapes, which the scan's loop reads).
+var examples = map[string]string{
+	"-----BEGIN ": "-----BEGIN RSA PRIVATE KEY-----",
+	"AKIA":        example("AKIA", classBase32, 16),
+	"ASIA":        example("ASIA", classBase32, 16),
+	"ABIA":        example("ABIA", classBase32, 16),
+	"ACCA":        example("ACCA", classBase32, 16),
+	"gh":          example("ghs_", classAlnum, 36),
+	"github_pat_": example("github_pat_", classWordChars, 82),
+	"glpat-":      example("glpat-", classToken, 20),
+	"xox":         example("xoxb-", classSlack, 24),
+	"k_live_":     example("rk_live_", classAlnum, 24),
+	"sk-ant-":     example("sk-ant-api03-", classToken, 24),
+	"sk-":         example("sk-proj-", classToken, 48),
+	"AIza":        example("AIza", classToken, 35),
+	"npm_":        example("npm_", classAlnum, 36),
 }
 
 // Shape is one entry of the catalogue of secret shapes.
@@ -96,7 +113,7 @@ type Shape struct {
 func Shapes() []Shape {
 	out := make([]Shape, len(shapes))
 	for i, sh := range shapes {
-		out[i] = Shape{Kind: sh.kind, Literal: sh.literal, Example: sh.example}
+		out[i] = Shape{Kind: sh.kind, Literal: sh.literal, Example: examples[sh.literal]}
 	}
 	return out
 }
