@@ -31,7 +31,7 @@ func TestRedactValueByFieldName(t *testing.T) {
 			`{"env":{"AWS_REGION":"eu-west-1","AWS_SECRET_ACCESS_KEY":"[REDACTED]","GITHUB_TOKEN":"[REDACTED]","PATH":"/bin"}}`},
 		{"env array of NAME=value",
 			`{"env":["AWS_SECRET_ACCESS_KEY=wJalr XUtn","DB_PASSWORD=pw","HOME=/root","EMPTY_TOKEN="]}`,
-			`{"env":["AWS_SECRET_ACCESS_KEY=[REDACTED]","DB_PASSWORD=[REDACTED]","HOME=/root","EMPTY_TOKEN=[REDACTED]"]}`},
+			`{"env":["AWS_SECRET_ACCESS_KEY=[REDACTED]","DB_PASSWORD=[REDACTED]","HOME=/root","EMPTY_TOKEN="]}`},
 		{"HTTP header map",
 			`{"headers":{"Authorization":"Bearer abc","Cookie":"sid=1; theme=dark","X-Api-Key":"k1","Proxy-Authorization":"Basic dTpw","Accept":"*/*","Set-Cookie":["a=1","b=2"]}}`,
 			`{"headers":{"Accept":"*/*","Authorization":"[REDACTED]","Cookie":"[REDACTED]","Proxy-Authorization":"[REDACTED]","Set-Cookie":"[REDACTED]","X-Api-Key":"[REDACTED]"}}`},
@@ -99,6 +99,23 @@ func TestRedactStringByFieldName(t *testing.T) {
 				t.Errorf("String(%q)\n got %q\nwant %q", tt.in, got, tt.want)
 			}
 		})
+	}
+}
+
+// TestRedactPrivateKeyBlock: a private key is masked from its header to
+// its END line, or to the end of a text that cuts it short.
+func TestRedactPrivateKeyBlock(t *testing.T) {
+	tests := []struct{ name, in, want string }{
+		{"whole block", "a\n-----BEGIN EC PRIVATE KEY-----\nMHcCAQEE\n-----END EC PRIVATE KEY-----\nb", "a\n[REDACTED]\nb"},
+		{"PGP block", "-----BEGIN PGP PRIVATE KEY BLOCK-----\nlQOYBF\n-----END PGP PRIVATE KEY BLOCK-----", "[REDACTED]"},
+		{"cut short", "x -----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNz", "x [REDACTED]"},
+		{"another END first", "-----BEGIN RSA PRIVATE KEY-----\nAAA\n-----END CERTIFICATE-----\nBBB\n-----END RSA PRIVATE KEY----- ok", "[REDACTED] ok"},
+		{"two blocks", "-----BEGIN PRIVATE KEY-----\nA\n-----END PRIVATE KEY-----|-----BEGIN PRIVATE KEY-----\nB\n-----END PRIVATE KEY-----", "[REDACTED]|[REDACTED]"},
+	}
+	for _, tt := range tests {
+		if got := Default().String(tt.in); got != tt.want {
+			t.Errorf("%s: String(%q)\n got %q\nwant %q", tt.name, tt.in, got, tt.want)
+		}
 	}
 }
 
@@ -198,7 +215,7 @@ func TestSecretName(t *testing.T) {
 		"secret", "client_secret", "clientSecret", "secrets", "token", "access_token", "GITHUB_TOKEN", "X-Auth-Token",
 		"authtoken", "credentials", "credential", "cookie", "Set-Cookie", "authorization", "Proxy-Authorization",
 		"auth", "basic_auth", "api_key", "apiKey", "APIKEY", "x-api-key", "private_key", "privateKey",
-		"AWS_SECRET_ACCESS_KEY", "AWSSecretAccessKey", "aws_access_key", "STRIPE_KEY", "SIGNING_KEY", "spring.datasource.password",
+		"AWS_SECRET_ACCESS_KEY", "AWSSecretAccessKey", "GITLAB_PAT", "aws_access_key", "STRIPE_KEY", "SIGNING_KEY", "spring.datasource.password",
 	}
 	plain := []string{
 		"", "pw", "key", "Key", "keyboard", "monkey", "primary_key", "sort_key", "cache_key", "PUBLIC_KEY", "publicKey",

@@ -20,7 +20,7 @@ import (
 // and session_id hold none, and neither do a bare key, primary_key or
 // sort_key, or keyboard and tokenizer.
 func SecretName(name string) bool {
-	if len(name) < 3 || len(name) > 128 {
+	if len(name) < 3 || len(name) > 128 || !mentionsSecret(name) {
 		return false
 	}
 	words := splitWords(name)
@@ -32,7 +32,7 @@ func SecretName(name string) bool {
 	case "password", "passwd", "passphrase", "secret", "secrets", "token", "credential", "credentials",
 		"cookie", "cookies", "authorization", "auth", "apikey", "privatekey", "accesskey", "secretkey":
 		return true
-	case "pwd", "pass": // PWD alone is the working directory, pass alone a verdict
+	case "pwd", "pass", "pat": // PWD alone is the working directory, pass alone a verdict
 		return len(words) > 1
 	case "key":
 		if len(words) == 1 {
@@ -48,6 +48,32 @@ func SecretName(name string) bool {
 	for _, suffix := range []string{"token", "password", "passwd", "secret"} {
 		if len(last) > len(suffix)+1 && strings.HasSuffix(last, suffix) {
 			return true // authtoken, dbpassword, clientsecret
+		}
+	}
+	return false
+}
+
+// secretMarkers are the lower-case texts one of which every secret name
+// holds.
+var secretMarkers = []string{"pass", "pwd", "secret", "token", "cred", "cookie", "auth", "key", "pat"}
+
+// mentionsSecret reports whether name holds one of secretMarkers, without
+// regard to case: most names do not, and are rejected before they are
+// split into words.
+func mentionsSecret(name string) bool {
+	var buf [128]byte
+	lower := buf[:len(name)]
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if c >= 'A' && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		lower[i] = c
+	}
+	l := string(lower)
+	for _, m := range secretMarkers {
+		if strings.Contains(l, m) {
+			return true
 		}
 	}
 	return false

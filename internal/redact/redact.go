@@ -161,7 +161,8 @@ func maskShapes(s string) string {
 }
 
 // privateKeyEnd returns the end of the private key block whose header
-// ends at s[i]: after its -----END … PRIVATE KEY----- line, or len(s).
+// ends at s[i]: after its -----END [A-Z ]*PRIVATE KEY( BLOCK)?----- line,
+// or len(s) when the block is cut short.
 func privateKeyEnd(s string, i int) int {
 	for {
 		j := strings.Index(s[i:], "-----END ")
@@ -169,16 +170,13 @@ func privateKeyEnd(s string, i int) int {
 			return len(s)
 		}
 		i += j + len("-----END ")
-		line := s[i:]
-		if n := strings.IndexByte(line, '\n'); n >= 0 {
-			line = line[:n]
+		k := i
+		for k < len(s) && (s[k] >= 'A' && s[k] <= 'Z' || s[k] == ' ') {
+			k++
 		}
-		if k := strings.Index(line, "PRIVATE KEY"); k >= 0 {
-			rest := line[k+len("PRIVATE KEY"):]
-			rest = strings.TrimPrefix(rest, " BLOCK")
-			if strings.HasPrefix(rest, "-----") {
-				return i + k + len("PRIVATE KEY") + (len(line[k+len("PRIVATE KEY"):]) - len(rest)) + len("-----")
-			}
+		label := strings.TrimSuffix(s[i:k], " BLOCK")
+		if strings.HasSuffix(label, "PRIVATE KEY") && strings.HasPrefix(s[k:], "-----") {
+			return k + len("-----")
 		}
 	}
 }
@@ -192,7 +190,7 @@ func privateKeyEnd(s string, i int) int {
 func (r *Redactor) Value(v any, path string) any {
 	switch v := v.(type) {
 	case string:
-		if name, _, ok := strings.Cut(v, "="); ok && envName(name) && SecretName(name) {
+		if name, val, ok := strings.Cut(v, "="); ok && val != "" && envName(name) && SecretName(name) {
 			return name + "=" + Mask
 		}
 		return r.String(v)
