@@ -3,8 +3,10 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -104,5 +106,41 @@ func TestReplayCommandErrors(t *testing.T) {
 				t.Fatalf("exit %d, err %v; want exit 1 and an error containing %q", code, err, tt.want)
 			}
 		})
+	}
+}
+
+// TestReplayMaxRules: --max-rules bounds the rule table; the changes of
+// the rules it leaves out are counted, in the text and the JSON report.
+func TestReplayMaxRules(t *testing.T) {
+	dir := filepath.Join("..", "..", "examples", "rollout")
+	args := []string{"--audit-log", filepath.Join(dir, "audit.jsonl"), "--policy", filepath.Join(dir, "candidate"), "--max-rules", "1"}
+	out, code, err := runReplay(t, args...)
+	if err != nil || code != exitChanged {
+		t.Fatalf("exit %d, %v:\n%s", code, err, out)
+	}
+	// Rules are listed first come first: evt_2's publish, then the others
+	// (kubectl-prod 2 changes, push-main 2) are counted.
+	words := strings.Join(strings.Fields(out), " ")
+	for _, want := range []string{
+		"now an error com.example.team.publish 0 0 1 0 (4 changes by rules not listed) 2 1 1 0 id time",
+	} {
+		if !strings.Contains(words, want) {
+			t.Errorf("text report lacks the rule table %q:\n%s", want, out)
+		}
+	}
+	out, _, err = runReplay(t, append(args, "--format", "json")...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep struct {
+		Rules          map[string]json.RawMessage `json:"rules"`
+		RulesNotListed map[string]int             `json:"rules_not_listed"`
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]int{"newly_denied": 2, "newly_allowed": 1, "reason_changed": 1}
+	if len(rep.Rules) != 1 || fmt.Sprint(rep.RulesNotListed) != fmt.Sprint(want) {
+		t.Errorf("rules %v, rules_not_listed %v; want 1 rule and %v", rep.Rules, rep.RulesNotListed, want)
 	}
 }
