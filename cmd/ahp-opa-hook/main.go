@@ -93,10 +93,24 @@ func parseArgs(args []string) (options, error) {
 	return o, nil
 }
 
-// policyArgs are the arguments that choose the policy, shared with the
-// daemon's key.
+// launch resolves the configuration against the working directory:
+// the daemon's arguments, environment and key (daemon.Resolve).
+func (o options) launch() (daemon.Launch, error) {
+	cwd, err := os.Getwd()
+	if err != nil {
+		return daemon.Launch{}, fmt.Errorf("working directory: %w", err)
+	}
+	return daemon.Resolve(cwd, o.config, o.policies, o.withBuiltin, os.Environ()), nil
+}
+
+// policyArgs are the arguments that choose the policy, paths absolute,
+// for the in-process fallbacks (which run here, with this environment).
 func (o options) policyArgs() []string {
-	return daemon.Args(o.config, o.policies, o.withBuiltin)[1:]
+	l, err := o.launch()
+	if err != nil {
+		return daemon.Resolve("/", o.config, o.policies, o.withBuiltin, nil).Args[1:]
+	}
+	return l.Args[1:]
 }
 
 // findFull locates the full ahp-opa binary: next to this one, then on PATH.
@@ -166,29 +180,36 @@ func run(args []string) adapters.Answer {
 		}
 	}
 	if !o.noDaemon {
-		chain.Daemon, chain.Noted, _ = o.client(full, ferr)
+		if chain.Daemon, chain.Noted, err = o.client(full, ferr); err != nil {
+			chain.Unavailable = err.Error()
+		}
 	}
 	return chain.Answer(ctx, o.agent, payload)
 }
 
-// client is the daemon client for o's policy, with the note marker; it
-// starts the daemon from full when there is one. err says why there is no
-// client.
+// client is the daemon client for o's resolved configuration, with the
+// note marker; it starts the daemon from full. err says why there is no
+// client: without the full binary there is no daemon to start, nor a
+// build to tell a running one's from.
 func (o options) client(full string, ferr error) (c *daemon.Client, noted string, err error) {
+	if ferr != nil {
+		return nil, "", ferr
+	}
+	l, err := o.launch()
+	if err != nil {
+		return nil, "", err
+	}
 	dir, err := daemon.RuntimeDir()
 	if err != nil {
 		return nil, "", err
 	}
-	daemonArgs := append([]string{"daemon"}, o.policyArgs()...)
-	paths := daemon.PathsFor(dir, daemon.Key(daemonArgs, os.Environ()))
-	c = &daemon.Client{Paths: paths}
-	if ferr == nil {
-		spawnArgs := append(slices.Clone(daemonArgs), "--socket", paths.Socket)
-		if o.idleTimeout != "" {
-			spawnArgs = append(spawnArgs, "--idle-timeout", o.idleTimeout)
-		}
-		c.Start = daemon.Spawn(full, spawnArgs, filepath.Join(dir, "daemon.log"))
+	paths := daemon.PathsFor(dir, l.Key)
+	c = &daemon.Client{Paths: paths, Version: daemon.Identity(full)}
+	spawnArgs := append(slices.Clone(l.Args), "--socket", paths.Socket)
+	if o.idleTimeout != "" {
+		spawnArgs = append(spawnArgs, "--idle-timeout", o.idleTimeout)
 	}
+	c.Start = daemon.Spawn(full, spawnArgs, l.Env, l.Dir, paths.Log)
 	return c, paths.Noted, nil
 }
 

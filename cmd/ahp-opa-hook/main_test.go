@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/ahp-opa/ahp-opa/internal/treetest"
 )
 
 // The hook binary must start without OPA: that is its whole point. Nor
@@ -257,4 +259,112 @@ func TestAHPUsage(t *testing.T) {
 	if code == 0 || out != "" || !strings.Contains(serr, "failurePolicy") {
 		t.Errorf("--fail-open ahp: %q %q %d", out, serr, code)
 	}
+}
+
+// startLog is a stand-in ahp-opa whose daemon reports how it was started
+// (in daemon.log, where the client sends a daemon's stderr) and fails;
+// its in-process hook answers "{}".
+const startLog = `case "$1" in
+daemon) echo "pwd=$PWD policy=$AHP_OPA_POLICY args=$*" >&2; exit 1;;
+hook) cat >/dev/null; echo '{}';;
+esac
+`
+
+// TestDaemonPerEffectiveConfiguration: hooks of two projects that both
+// say AHP_OPA_POLICY=rules mean two different policies and get two
+// daemons, each started with absolute paths in "/"; hooks that mean the
+// same files share one from any directory.
+func TestDaemonPerEffectiveConfiguration(t *testing.T) {
+	hook := buildHook(t, startLog)
+	root := t.TempDir()
+	a, b := filepath.Join(root, "a"), filepath.Join(root, "b")
+	for _, d := range []string{a, b} {
+		if err := os.MkdirAll(filepath.Join(d, "rules"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tc := range []struct {
+		name   string
+		x, y   [2]string // cwd, AHP_OPA_POLICY
+		starts [2]string // what each daemon got: pwd and policy
+		share  bool
+	}{
+		{"relative policy, two projects", [2]string{a, "rules"}, [2]string{b, "rules"},
+			[2]string{"pwd=/ policy=" + a + "/rules", "pwd=/ policy=" + b + "/rules"}, false},
+		{"absolute policy, two directories", [2]string{a, a + "/rules"}, [2]string{b, a + "/rules"},
+			[2]string{"pwd=/ policy=" + a + "/rules", "pwd=/ policy=" + a + "/rules"}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rt := t.TempDir()
+			before := treetest.Snapshot(t, root)
+			for _, h := range [][2]string{tc.x, tc.y} {
+				out, serr, code := runIn(t, hook, rt, h[0], []string{"AHP_OPA_POLICY=" + h[1]}, "codex")
+				if out != "{}\n" || code != 0 {
+					t.Fatalf("hook in %s: %q %q %d", h[0], out, serr, code)
+				}
+			}
+			log, _ := os.ReadFile(filepath.Join(rt, "ahp-opa", "daemon.log"))
+			lines := strings.Split(strings.TrimSpace(string(log)), "\n")
+			if len(lines) != 2 {
+				t.Fatalf("daemon.log: %q, want two starts", log)
+			}
+			var sockets [2]string
+			for i, l := range lines {
+				head, args, _ := strings.Cut(l, " args=")
+				if head != tc.starts[i] {
+					t.Errorf("daemon %d started with %q, want %q", i+1, head, tc.starts[i])
+				}
+				f := strings.Fields(args)
+				sockets[i] = f[len(f)-1]
+			}
+			if share := sockets[0] == sockets[1]; share != tc.share {
+				t.Errorf("share = %v, want %v (%s)", share, tc.share, log)
+			}
+			treetest.AssertSame(t, before, treetest.Snapshot(t, root))
+		})
+	}
+}
+
+// TestNoDaemonIsNoOutage: --no-daemon is the user's choice, not news on
+// every call; a daemon that cannot start is told once.
+func TestNoDaemonIsNoOutage(t *testing.T) {
+	hook := buildHook(t, startLog)
+	for _, tc := range []struct {
+		name   string
+		args   []string
+		stderr [2]string // of two calls
+	}{
+		{"--no-daemon", []string{"--no-daemon", "codex"}, [2]string{"", ""}},
+		{"daemon fails", []string{"codex"}, [2]string{"ahp-opa: the decision daemon is unavailable, deciding in-process (slower): daemon: started daemon did not answer: it exited (exit status 1)\n", ""}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rt := t.TempDir()
+			for i, want := range tc.stderr {
+				out, serr, code := runIn(t, hook, rt, t.TempDir(), nil, tc.args...)
+				if out != "{}\n" || serr != want || code != 0 {
+					t.Errorf("call %d: %q %q %d, want stderr %q", i+1, out, serr, code, want)
+				}
+			}
+		})
+	}
+}
+
+// runIn runs the hook client in dir with the extra environment env and a
+// Codex payload on stdin.
+func runIn(t *testing.T, hook, runtime, dir string, env []string, args ...string) (string, string, int) {
+	t.Helper()
+	cmd := exec.Command(hook, args...)
+	cmd.Env = append([]string{"XDG_RUNTIME_DIR=" + runtime, "PATH=/usr/bin:/bin"}, env...)
+	cmd.Dir = dir
+	cmd.Stdin = strings.NewReader(`{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"ls"}}`)
+	var out, serr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &serr
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return out.String(), serr.String(), code
 }

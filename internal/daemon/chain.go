@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
 	"strings"
 
 	"github.com/ahp-opa/ahp-opa/internal/adapters"
@@ -19,8 +18,12 @@ import (
 // a full in-process decision, then the agent's fail-closed deny (or, with
 // FailOpen, no objection).
 type Chain struct {
-	Daemon    *Client // nil when no daemon can be used
-	InProcess func(ctx context.Context, agent string, payload []byte) (adapters.Answer, error)
+	// Daemon is nil when the user chose no daemon (--no-daemon) or none
+	// can be used; Unavailable then says why not, and is empty for the
+	// user's own choice, which is not worth a note.
+	Daemon      *Client
+	Unavailable string
+	InProcess   func(ctx context.Context, agent string, payload []byte) (adapters.Answer, error)
 	// Refuse gives the agent's deny answer for a call nobody could decide.
 	Refuse   func(agent, reason string) (adapters.Answer, error)
 	FailOpen bool
@@ -44,13 +47,13 @@ func (c *Chain) Answer(ctx context.Context, agent string, payload []byte) adapte
 			msg = "daemon: " + msg
 		}
 		whyNot = append(whyNot, msg)
-	} else {
-		whyNot = append(whyNot, "daemon: not available")
+	} else if c.Unavailable != "" {
+		whyNot = append(whyNot, "daemon: "+strings.TrimPrefix(c.Unavailable, "daemon: "))
 	}
 	if c.InProcess != nil {
 		ans, err := c.InProcess(ctx, agent, payload)
 		if err == nil {
-			if noteOnce(c.Noted) {
+			if len(whyNot) > 0 && noteOnce(c.Noted) {
 				ans.Stderr = joinLine(ans.Stderr, "ahp-opa: the decision daemon is unavailable, deciding in-process (slower): "+whyNot[0])
 			}
 			return ans
@@ -144,45 +147,6 @@ func (l *limited) Write(p []byte) (int, error) {
 func firstLine(s string) string {
 	s, _, _ = strings.Cut(s, "\n")
 	return s
-}
-
-// Args are the daemon arguments that choose its policy, paths made
-// absolute: every hook front end derives the daemon it uses from them, so
-// hooks that mean the same files share one daemon.
-func Args(configPath string, policies []string, withBuiltin bool) []string {
-	args := []string{"daemon"}
-	if configPath != "" {
-		args = append(args, "--config", absPath(configPath))
-	}
-	for _, p := range policies {
-		args = append(args, "--policy", absPath(p))
-	}
-	if withBuiltin {
-		args = append(args, "--with-builtin")
-	}
-	return args
-}
-
-func absPath(p string) string {
-	if a, err := filepath.Abs(p); err == nil {
-		return a
-	}
-	return p
-}
-
-// Key names a daemon configuration: the daemon's arguments with paths made
-// absolute, and the AHP_OPA_* environment it would inherit (a hook with
-// another configuration must not get this daemon's answers).
-func Key(args []string, environ []string) []string {
-	key := append([]string(nil), args...)
-	var env []string
-	for _, kv := range environ {
-		if strings.HasPrefix(kv, "AHP_OPA_") && !strings.HasPrefix(kv, "AHP_OPA_TOKEN=") {
-			env = append(env, kv)
-		}
-	}
-	sort.Strings(env)
-	return append(key, env...)
 }
 
 // ReadPayload reads stdin up to MaxPayloadBytes; a larger payload is an

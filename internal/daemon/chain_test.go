@@ -43,7 +43,7 @@ func TestChain(t *testing.T) {
 	}{
 		{"daemon answers", &Client{Paths: up, Version: "v1"}, inProcessBroken, false, "codex", "d:codex:p", "note", 3},
 		{"daemon down, in-process answers", down, inProcessOK, false, "codex", "inproc:p", "deciding in-process", 0},
-		{"no daemon at all", nil, inProcessOK, false, "codex", "inproc:p", "not available", 0},
+		{"no daemon at all", nil, inProcessOK, false, "codex", "inproc:p", "", 0},
 		{"both fail: deny", down, inProcessBroken, false, "cursor", "deny:ahp-opa: could not decide (daemon: ", "", 0},
 		{"both fail, fail-open", down, inProcessBroken, true, "cursor", "{}", "--fail-open", 0},
 		{"fail-open reaches the daemon", &Client{Paths: up, Version: "v1"}, inProcessBroken, true, "codex", "d(open):codex:p", "note", 3},
@@ -133,5 +133,44 @@ func TestReadPayloadBounded(t *testing.T) {
 	}
 	if b, err := ReadPayload(strings.NewReader("{}")); err != nil || string(b) != "{}" {
 		t.Errorf("%q, %v", b, err)
+	}
+}
+
+// TestChainNotesOnlyAnOutage: a user who chose no daemon (--no-daemon) is
+// not told on every call that the daemon is unavailable; a daemon that
+// cannot be used is reported, once per outage.
+func TestChainNotesOnlyAnOutage(t *testing.T) {
+	inProcess := func(_ context.Context, _ string, p []byte) (adapters.Answer, error) {
+		return adapters.Answer{Stdout: append([]byte("inproc:"), p...), Stderr: "policy warning"}, nil
+	}
+	for _, tc := range []struct {
+		name        string
+		unavailable string
+		noted       bool
+		stderr      []string // of two calls in a row
+	}{
+		{"--no-daemon", "", false, []string{"policy warning", "policy warning"}},
+		{"--no-daemon with a marker", "", true, []string{"policy warning", "policy warning"}},
+		{"runtime directory refused", "daemon: unsafe runtime directory: /r has mode 0755, want 0700", false, []string{
+			"policy warning\nahp-opa: the decision daemon is unavailable, deciding in-process (slower): daemon: unsafe runtime directory: /r has mode 0755, want 0700",
+			"policy warning\nahp-opa: the decision daemon is unavailable, deciding in-process (slower): daemon: unsafe runtime directory: /r has mode 0755, want 0700",
+		}},
+		{"runtime directory refused, with a marker", "unsafe", true, []string{
+			"policy warning\nahp-opa: the decision daemon is unavailable, deciding in-process (slower): daemon: unsafe",
+			"policy warning",
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := &Chain{InProcess: inProcess, Refuse: denyFor, Unavailable: tc.unavailable}
+			if tc.noted {
+				c.Noted = filepath.Join(t.TempDir(), "noted")
+			}
+			for i, want := range tc.stderr {
+				ans := c.Answer(t.Context(), "codex", []byte("p"))
+				if string(ans.Stdout) != "inproc:p" || ans.Stderr != want || ans.Exit != 0 {
+					t.Errorf("call %d: %q / %q / %d, want stderr %q", i+1, ans.Stdout, ans.Stderr, ans.Exit, want)
+				}
+			}
+		})
 	}
 }

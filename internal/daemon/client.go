@@ -21,6 +21,10 @@ var (
 	ErrRefused = errors.New("daemon: refused by the daemon")
 	// ErrNotStarted: no daemon answered after a start.
 	ErrNotStarted = errors.New("daemon: started daemon did not answer")
+	// ErrPeer: the socket is answered by a process of another user, or
+	// one whose user cannot be learnt. Nothing is sent to it, and no
+	// daemon is started in its place: the hook decides without one.
+	ErrPeer = errors.New("daemon: socket not answered by this user")
 )
 
 // DefaultStartTimeout bounds the wait for a freshly started daemon, which
@@ -33,8 +37,11 @@ type Starter func(ctx context.Context) (exited <-chan error, err error)
 
 // Client asks the daemon for answers, starting it when none is running.
 type Client struct {
-	Paths   Paths
-	Version string // defaults to Version()
+	Paths Paths
+	// Version is the Identity of the ahp-opa binary the client starts
+	// daemons from (default SelfIdentity()): a daemon of another build
+	// leaves for a new one.
+	Version string
 	Start   Starter
 	// StartTimeout bounds the wait for a started daemon (default
 	// DefaultStartTimeout).
@@ -52,7 +59,7 @@ func (c *Client) Hook(ctx context.Context, req Request) (adapters.Answer, error)
 		return adapters.Answer{}, err
 	}
 	ans, err := c.ask(ctx, req)
-	if err == nil || errors.Is(err, ErrRefused) || ctx.Err() != nil || c.Start == nil {
+	if err == nil || errors.Is(err, ErrRefused) || errors.Is(err, ErrPeer) || ctx.Err() != nil || c.Start == nil {
 		return ans, err
 	}
 	first := err
@@ -62,7 +69,7 @@ func (c *Client) Hook(ctx context.Context, req Request) (adapters.Answer, error)
 	}
 	defer UnlockFile(lock)
 	// Whoever held the lock before us may have started one already.
-	if ans, err := c.ask(ctx, req); err == nil || errors.Is(err, ErrRefused) {
+	if ans, err := c.ask(ctx, req); err == nil || errors.Is(err, ErrRefused) || errors.Is(err, ErrPeer) {
 		return ans, err
 	}
 	exited, err := c.Start(ctx)
@@ -78,7 +85,7 @@ func (c *Client) Hook(ctx context.Context, req Request) (adapters.Answer, error)
 	delay := time.Millisecond
 	for {
 		ans, err := c.ask(ctx, req)
-		if err == nil || errors.Is(err, ErrRefused) {
+		if err == nil || errors.Is(err, ErrRefused) || errors.Is(err, ErrPeer) {
 			return ans, err
 		}
 		select {
@@ -114,7 +121,7 @@ func (c *Client) ask(ctx context.Context, r Request) (adapters.Answer, error) {
 	}
 	version := c.Version
 	if version == "" {
-		version = Version()
+		version = SelfIdentity()
 	}
 	werr := writeRequest(conn, request{Version: version, Request: r})
 	// A daemon that refuses answers before reading, so a failed write may
@@ -138,16 +145,19 @@ func (c *Client) ask(ctx context.Context, r Request) (adapters.Answer, error) {
 	return resp.Answer, nil
 }
 
-// Spawn returns a Starter that runs exe with args as a daemon: in its own
+// Spawn returns a Starter that runs exe with args as a daemon, with the
+// environment env (nil: this process's) in the directory dir: in its own
 // session (no terminal signals), stdin and stdout on /dev/null so no agent
-// waits on a pipe the daemon holds, stderr appended to logPath.
-func Spawn(exe string, args []string, logPath string) Starter {
+// waits on a pipe the daemon holds, stderr appended to logPath, which is
+// first rotated when over MaxLogBytes (the daemon keeps it capped too).
+func Spawn(exe string, args, env []string, dir, logPath string) Starter {
 	return func(ctx context.Context) (<-chan error, error) {
 		null, err := os.OpenFile(os.DevNull, os.O_RDWR, 0)
 		if err != nil {
 			return nil, err
 		}
 		defer null.Close()
+		RotateLog(logPath, MaxLogBytes) // best effort: a failure leaves the old log growing, no worse
 		logf, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 		if err != nil {
 			return nil, fmt.Errorf("daemon log: %w", err)
@@ -155,6 +165,7 @@ func Spawn(exe string, args []string, logPath string) Starter {
 		defer logf.Close()
 		cmd := exec.Command(exe, args...) // not tied to ctx: the daemon outlives this hook
 		cmd.Stdin, cmd.Stdout, cmd.Stderr = null, null, logf
+		cmd.Env, cmd.Dir = env, dir
 		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 		if err := cmd.Start(); err != nil {
 			return nil, err

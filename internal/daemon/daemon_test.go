@@ -5,11 +5,9 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"fmt"
 	"net"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/ahp-opa/ahp-opa/internal/adapters"
@@ -113,17 +111,6 @@ func TestRuntimeDir(t *testing.T) {
 	}
 }
 
-func TestPathsForSeparatesConfigurations(t *testing.T) {
-	a := PathsFor("/r", []string{"--policy", "/a.rego"})
-	b := PathsFor("/r", []string{"--policy", "/b.rego"})
-	if a.Socket == b.Socket || a.Life == b.Life || a.Start == b.Start {
-		t.Errorf("two configurations share files: %+v %+v", a, b)
-	}
-	if a != PathsFor("/r", []string{"--policy", "/a.rego"}) {
-		t.Error("PathsFor is not deterministic")
-	}
-}
-
 func TestWireRoundTrip(t *testing.T) {
 	var buf bytes.Buffer
 	req := request{Version: "v9 abc", Request: Request{Agent: "copilot", Payload: []byte(`{"toolName":"bash"}`), FailOpen: true}}
@@ -204,15 +191,39 @@ func FuzzReadResponse(f *testing.F) {
 	})
 }
 
-func TestArgsAreAbsoluteAndOrdered(t *testing.T) {
-	got := Args("cfg.yaml", []string{"a.rego", "/b"}, true)
-	wd, _ := os.Getwd()
-	want := []string{"daemon", "--config", filepath.Join(wd, "cfg.yaml"), "--policy", filepath.Join(wd, "a.rego"), "--policy", "/b", "--with-builtin"}
-	if fmt.Sprint(got) != fmt.Sprint(want) {
-		t.Errorf("Args = %v, want %v", got, want)
-	}
-	env := []string{"HOME=/h", "AHP_OPA_LOG_LEVEL=debug", "AHP_OPA_TOKEN=secret"}
-	if k := Key(got, env); strings.Contains(strings.Join(k, " "), "secret") || !strings.Contains(strings.Join(k, " "), "AHP_OPA_LOG_LEVEL=debug") {
-		t.Errorf("Key = %v: want AHP_OPA_* settings in, the token and other variables out", k)
+// TestRotateLog: daemon.log past the cap becomes daemon.log.1, replacing
+// the one before; a small, absent or special file is left alone.
+func TestRotateLog(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		content  string // "" : absent
+		log, one string // afterwards ("-": absent)
+	}{
+		{"absent", "", "-", "old"},
+		{"small", "abc", "abc", "old"},
+		{"at the cap", "abcd", "abcd", "old"},
+		{"over the cap", "abcde", "-", "abcde"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			p := filepath.Join(dir, "daemon.log")
+			os.WriteFile(p+".1", []byte("old"), 0o600)
+			if tc.content != "" {
+				os.WriteFile(p, []byte(tc.content), 0o600)
+			}
+			if err := RotateLog(p, 4); err != nil {
+				t.Fatal(err)
+			}
+			read := func(p string) string {
+				b, err := os.ReadFile(p)
+				if err != nil {
+					return "-"
+				}
+				return string(b)
+			}
+			if read(p) != tc.log || read(p+".1") != tc.one {
+				t.Errorf("daemon.log %q, .1 %q; want %q, %q", read(p), read(p+".1"), tc.log, tc.one)
+			}
+		})
 	}
 }

@@ -10,7 +10,6 @@ package daemon
 import (
 	"errors"
 	"fmt"
-	"hash/fnv"
 	"os"
 	"path/filepath"
 	"runtime/debug"
@@ -64,25 +63,15 @@ type Paths struct {
 	Life   string // flock held by the running daemon for its whole life
 	Start  string // flock held by the one client that starts a daemon
 	Noted  string // exists once the user was told the daemon was bypassed
-}
-
-// PathsFor gives the files of the daemon serving the configuration named
-// by key (the daemon's arguments): hooks configured alike share a daemon,
-// hooks with another policy get their own.
-func PathsFor(dir string, key []string) Paths {
-	// Not a security boundary (the directory is private): fnv keeps crypto
-	// out of the hook binary's start.
-	h := fnv.New64a()
-	h.Write([]byte(strings.Join(key, "\x00")))
-	id := strconv.FormatUint(h.Sum64(), 36)
-	return PathsAt(filepath.Join(dir, "d-"+id+".sock"))
+	Log    string // the daemons' stderr, capped at MaxLogBytes (RotateLog)
 }
 
 // PathsAt gives the files of the daemon listening on socket; they sit
 // beside it.
 func PathsAt(socket string) Paths {
 	base := strings.TrimSuffix(socket, ".sock")
-	return Paths{Socket: socket, Life: base + ".life", Start: base + ".start", Noted: filepath.Join(filepath.Dir(socket), "fallback-noted")}
+	dir := filepath.Dir(socket)
+	return Paths{Socket: socket, Life: base + ".life", Start: base + ".start", Noted: filepath.Join(dir, "fallback-noted"), Log: filepath.Join(dir, "daemon.log")}
 }
 
 // CheckDir refuses a socket directory another user could tamper with.

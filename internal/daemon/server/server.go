@@ -51,7 +51,7 @@ var (
 // Server is one daemon.
 type Server struct {
 	Paths   daemon.Paths
-	Version string // defaults to daemon.Version()
+	Version string // defaults to daemon.SelfIdentity()
 	Hooker  Hooker
 	// IdleTimeout ends the daemon after this long without a request
 	// (default DefaultIdleTimeout; negative never).
@@ -65,6 +65,16 @@ type Server struct {
 	Logger  *slog.Logger
 	// Listening, if set, is called once the socket accepts connections.
 	Listening func()
+	// MaxLogBytes caps Paths.Log when it is the daemon's stderr (default
+	// daemon.MaxLogBytes).
+	MaxLogBytes int64
+}
+
+func (s *Server) maxLog() int64 {
+	if s.MaxLogBytes > 0 {
+		return s.MaxLogBytes
+	}
+	return daemon.MaxLogBytes
 }
 
 // Serve runs the daemon until ctx ends, it is idle for IdleTimeout, or a
@@ -77,7 +87,7 @@ func (s *Server) Serve(ctx context.Context) error {
 	}
 	version := s.Version
 	if version == "" {
-		version = daemon.Version()
+		version = daemon.SelfIdentity()
 	}
 	peer := s.PeerUID
 	if peer == nil {
@@ -125,12 +135,16 @@ func (s *Server) Serve(ctx context.Context) error {
 	var conns sync.WaitGroup
 	reqCtx, cancelReqs := context.WithCancel(context.WithoutCancel(ctx))
 	defer cancelReqs()
+	capLog(2, s.Paths.Log, s.maxLog())
 	go func() {
 		for {
 			c, err := ln.AcceptUnix()
 			if err != nil {
 				return // listener closed
 			}
+			// Here, in the one accepting goroutine: two syscalls per
+			// request, and never two rotations at once.
+			capLog(2, s.Paths.Log, s.maxLog())
 			conns.Add(1)
 			go func() {
 				defer conns.Done()

@@ -1,0 +1,16 @@
+//go:build darwin || freebsd
+
+package daemon
+
+import "golang.org/x/sys/unix"
+
+// peerUID is the uid of the process at the other end of the connected
+// socket fd, as the kernel recorded it (LOCAL_PEERCRED, what getpeereid
+// reads).
+func peerUID(fd int) (int, error) {
+	cred, err := unix.GetsockoptXucred(fd, unix.SOL_LOCAL, unix.LOCAL_PEERCRED)
+	if err != nil {
+		return -1, err
+	}
+	return int(cred.Uid), nil
+}
