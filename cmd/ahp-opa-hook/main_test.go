@@ -12,7 +12,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/ahp-opa/ahp-opa/internal/treetest"
+	"github.com/ahp-opa/ahp-opa/internal/testkit"
 )
 
 // The hook binary must start without OPA: that is its whole point. Nor
@@ -296,7 +296,7 @@ func TestDaemonPerEffectiveConfiguration(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			rt := t.TempDir()
-			before := treetest.Snapshot(t, root)
+			before := testkit.SnapshotTree(t, root)
 			for _, h := range [][2]string{tc.x, tc.y} {
 				out, serr, code := runIn(t, hook, rt, h[0], []string{"AHP_OPA_POLICY=" + h[1]}, "codex")
 				if out != "{}\n" || code != 0 {
@@ -320,7 +320,7 @@ func TestDaemonPerEffectiveConfiguration(t *testing.T) {
 			if share := sockets[0] == sockets[1]; share != tc.share {
 				t.Errorf("share = %v, want %v (%s)", share, tc.share, log)
 			}
-			treetest.AssertSame(t, before, treetest.Snapshot(t, root))
+			testkit.AssertSameTree(t, before, testkit.SnapshotTree(t, root))
 		})
 	}
 }

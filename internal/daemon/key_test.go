@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ahp-opa/ahp-opa/internal/treetest"
+	"github.com/ahp-opa/ahp-opa/internal/testkit"
 )
 
 // hookSetup is one hook's configuration: where it runs and what it says.
@@ -33,7 +33,7 @@ func TestResolveKeysOnEffectiveConfiguration(t *testing.T) {
 		t.Fatal(err)
 	}
 	a, b := filepath.Join(root, "a"), filepath.Join(root, "b")
-	before := treetest.Snapshot(t, root)
+	before := testkit.SnapshotTree(t, root)
 
 	for _, tc := range []struct {
 		name  string
@@ -69,7 +69,7 @@ func TestResolveKeysOnEffectiveConfiguration(t *testing.T) {
 			}
 		})
 	}
-	treetest.AssertSame(t, before, treetest.Snapshot(t, root))
+	testkit.AssertSameTree(t, before, testkit.SnapshotTree(t, root))
 }
 
 // TestResolveLaunch: the exact arguments, environment and directory a

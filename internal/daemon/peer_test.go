@@ -14,7 +14,7 @@ import (
 	"testing"
 
 	"github.com/ahp-opa/ahp-opa/internal/adapters"
-	"github.com/ahp-opa/ahp-opa/internal/treetest"
+	"github.com/ahp-opa/ahp-opa/internal/testkit"
 )
 
 // hostileEnv makes the test binary a listener that answers every request
@@ -125,7 +125,7 @@ func TestClientRefusesAnotherUsersSocket(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			sock := tc.socket(t)
 			dir := filepath.Dir(sock)
-			before := treetest.Snapshot(t, dir)
+			before := testkit.SnapshotTree(t, dir)
 			started := 0
 			c := &Client{Paths: PathsAt(sock), Start: func(context.Context) (<-chan error, error) {
 				started++
@@ -144,7 +144,7 @@ func TestClientRefusesAnotherUsersSocket(t *testing.T) {
 			if string(got.Stdout) != want || got.Stderr != "" || got.Exit != 0 {
 				t.Errorf("chain answer %q / %q / %d, want %q", got.Stdout, got.Stderr, got.Exit, want)
 			}
-			treetest.AssertSame(t, before, treetest.Snapshot(t, dir))
+			testkit.AssertSameTree(t, before, testkit.SnapshotTree(t, dir))
 		})
 	}
 }

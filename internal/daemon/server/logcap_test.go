@@ -7,7 +7,7 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/ahp-opa/ahp-opa/internal/treetest"
+	"github.com/ahp-opa/ahp-opa/internal/testkit"
 )
 
 // TestCapLog: the daemon's stderr, when it is daemon.log, stays under the
@@ -75,9 +75,9 @@ func TestCapLogLeavesOthersAlone(t *testing.T) {
 	log := filepath.Join(dir, "daemon.log")
 	os.WriteFile(filepath.Join(dir, "d-x.life"), nil, 0o600)
 	os.WriteFile(log, []byte(strings.Repeat("y", 10)), 0o600)
-	before := treetest.Snapshot(t, dir)
+	before := testkit.SnapshotTree(t, dir)
 	f, _ := os.OpenFile(log, os.O_WRONLY|os.O_APPEND, 0)
 	defer f.Close()
 	capLog(int(f.Fd()), log, 5)
-	treetest.AssertSame(t, before, treetest.Snapshot(t, dir), "daemon.log", "daemon.log.1")
+	testkit.AssertSameTree(t, before, testkit.SnapshotTree(t, dir), "daemon.log", "daemon.log.1")
 }
