@@ -40,7 +40,7 @@ type options struct {
 }
 
 func parseArgs(args []string) (options, error) {
-	o := options{timeout: 9 * time.Second}
+	o := options{timeout: daemon.DefaultHookTimeout}
 	value := func(i *int, name string) (string, error) {
 		if *i+1 >= len(args) {
 			return "", fmt.Errorf("%s needs a value", name)

@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -18,6 +19,7 @@ func installCommand() *cobra.Command {
 		scope, project, hookCmd string
 		dryRun, uninstall       bool
 		observe                 bool
+		agentTimeout            time.Duration
 	)
 	cmd := &cobra.Command{
 		Use:   "install AGENT [--scope user|project] [--observe] [--dry-run] [--uninstall]",
@@ -34,7 +36,13 @@ where the agent has one) and the session start and end hooks, so that tool
 results and sessions reach the audit log. Each is one more process per tool
 call or session boundary, so it is off by default; these hooks run with
 --fail-open and without the fail-closed switch, so they never block the
-agent. Installing without --observe removes them again.`,
+agent. Installing without --observe removes them again.
+
+The timeout registered with the agent is the hook command's own deadline
+(its --timeout; ahp-opa-hook's default is 9s) plus 1s, and at least 10s, so
+the hook always answers, with a deny if need be, before the agent gives up
+on it: Codex, Gemini CLI and Copilot run a call whose hook they killed.
+--agent-timeout sets it; one not above the hook's deadline draws a warning.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			home, err := os.UserHomeDir()
@@ -51,7 +59,7 @@ agent. Installing without --observe removes them again.`,
 			}
 			res, err := install.Apply(install.Options{
 				Agent: args[0], Scope: install.Scope(scope), Home: home, Project: project,
-				Command: hookCmd, Observe: observe, Uninstall: uninstall, DryRun: dryRun,
+				Command: hookCmd, AgentTimeout: agentTimeout, Observe: observe, Uninstall: uninstall, DryRun: dryRun,
 			})
 			if err != nil {
 				return err
@@ -79,6 +87,10 @@ agent. Installing without --observe removes them again.`,
 				}
 			}
 			for _, n := range res.Notes {
+				if strings.HasPrefix(n, "warning: ") {
+					fmt.Fprintln(cmd.ErrOrStderr(), n)
+					continue
+				}
 				fmt.Fprintf(w, "note: %s\n", n)
 			}
 			return nil
@@ -87,6 +99,7 @@ agent. Installing without --observe removes them again.`,
 	cmd.Flags().StringVar(&scope, "scope", "user", "user (your home) or project (the project directory)")
 	cmd.Flags().StringVar(&project, "project", "", "project `dir` for --scope project (default: the working directory)")
 	cmd.Flags().StringVar(&hookCmd, "hook-cmd", "", "hook command without the agent name (default: ahp-opa-hook next to this binary, else on PATH, else 'ahp-opa hook')")
+	cmd.Flags().DurationVar(&agentTimeout, "agent-timeout", 0, "timeout registered with the agent (default: the hook's own --timeout plus 1s, at least 10s)")
 	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "print the diff, write nothing")
 	cmd.Flags().BoolVar(&observe, "observe", false, "also register the post-tool and session start/end hooks, for the audit log (one more hook process per tool call; they never block)")
 	cmd.Flags().BoolVar(&uninstall, "uninstall", false, "remove every ahp-opa entry")

@@ -27,6 +27,11 @@ var (
 	ErrPeer = errors.New("daemon: socket not answered by this user")
 )
 
+// DefaultHookTimeout is ahp-opa-hook's own deadline for one answer
+// (--timeout): below the 10 s an agent gets registered by default, so the
+// hook answers, a deny if need be, before the agent gives up on it.
+const DefaultHookTimeout = 9 * time.Second
+
 // DefaultStartTimeout bounds the wait for a freshly started daemon, which
 // has to load and compile the policy before it listens.
 const DefaultStartTimeout = 10 * time.Second

@@ -10,18 +10,27 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/ahp-opa/ahp-opa/internal/adapters"
+	"github.com/ahp-opa/ahp-opa/internal/daemon"
+	"github.com/ahp-opa/ahp-opa/internal/pathread"
 )
 
 // Errors callers branch on.
 var (
 	ErrUnknownAgent = errors.New("install: unknown agent")
 	ErrUnparsable   = errors.New("install: settings file cannot be parsed")
+	// ErrUnsafeFile: the settings file is not a regular file, or a
+	// project's file leads out of the project.
+	ErrUnsafeFile = errors.New("install: settings file refused")
+	// ErrHookCommand: the hook command's own flags cannot be read.
+	ErrHookCommand = errors.New("install: hook command")
 )
 
 // Scope says which settings file: the user's or the project's.
@@ -32,9 +41,14 @@ const (
 	Project Scope = "project"
 )
 
-// HookTimeout is the timeout registered with the agent, a little above
-// ahp-opa-hook's own deadline so the hook answers (fail closed) first.
+// HookTimeout is the least timeout registered with the agent, a little
+// above ahp-opa-hook's default deadline so the hook answers (fail closed)
+// first.
 const HookTimeout = 10 * time.Second
+
+// timeoutMargin is how much longer than the hook's own deadline the agent
+// waits: the hook's start, and its answer after the deadline.
+const timeoutMargin = time.Second
 
 // maxSettingsBytes bounds a settings file read.
 const maxSettingsBytes = 4 << 20
@@ -49,6 +63,11 @@ type Options struct {
 	// Command is the hook command line without the agent name, e.g.
 	// "/usr/local/bin/ahp-opa-hook".
 	Command string
+	// AgentTimeout is the timeout registered with the agent; 0 takes the
+	// hook's own deadline (its --timeout) plus a margin, at least
+	// HookTimeout. One not above the hook's deadline is registered as
+	// given, with a warning in Result.Notes.
+	AgentTimeout time.Duration
 	// Observe also registers the post-tool (and failure) and session start
 	// and end hooks, which the agent runs once more per tool call. Without
 	// it, such entries of ours from an earlier run are removed.
@@ -66,6 +85,8 @@ type Result struct {
 	Backup  string   // the backup written before changing an existing file
 	Events  []string // the hook events that hold our entry afterwards
 	Notes   []string
+	// Timeout is the agent timeout registered (0 uninstalling).
+	Timeout time.Duration
 }
 
 // agent knows one agent's settings file and hook entries.
@@ -81,7 +102,7 @@ type agent struct {
 	commandKey string
 	// handler is our handler for cmd; guard is set for the pre-tool hook
 	// only, which alone gets the agent's fail-closed switch.
-	handler      func(cmd string, guard bool) *object
+	handler      func(cmd string, guard bool, timeout time.Duration) *object
 	version1     bool // the file needs "version": 1
 	notes        []string
 	observeNotes []string
@@ -98,8 +119,8 @@ var agents = map[string]agent{
 		pre:     "PreToolUse",
 		observe: []string{"PostToolUse", "PostToolUseFailure", "SessionStart", "SessionEnd"},
 		nested:  true, commandKey: "command",
-		handler: func(cmd string, guard bool) *object {
-			h := pairs("type", "command", "command", cmd, "timeout", int(HookTimeout.Seconds()))
+		handler: func(cmd string, guard bool, timeout time.Duration) *object {
+			h := pairs("type", "command", "command", cmd, "timeout", seconds(timeout))
 			if guard {
 				// onFailure "block": a hook that cannot start or times out blocks.
 				h.set("onFailure", mustRaw("block"))
@@ -114,8 +135,8 @@ var agents = map[string]agent{
 		pre:     "PreToolUse",
 		observe: []string{"PostToolUse", "SessionStart"},
 		nested:  true, commandKey: "command",
-		handler: func(cmd string, _ bool) *object {
-			return pairs("type", "command", "command", cmd, "timeout", int(HookTimeout.Seconds()))
+		handler: func(cmd string, _ bool, timeout time.Duration) *object {
+			return pairs("type", "command", "command", cmd, "timeout", seconds(timeout))
 		},
 		notes: []string{
 			"Codex runs a new or changed hook only after you trust it (/hooks, or --dangerously-bypass-hook-trust)",
@@ -129,8 +150,8 @@ var agents = map[string]agent{
 		pre:     "BeforeTool",
 		observe: []string{"AfterTool", "SessionStart", "SessionEnd"},
 		nested:  true, commandKey: "command",
-		handler: func(cmd string, _ bool) *object {
-			return pairs("type", "command", "command", cmd, "name", "ahp-opa", "timeout", HookTimeout.Milliseconds())
+		handler: func(cmd string, _ bool, timeout time.Duration) *object {
+			return pairs("type", "command", "command", cmd, "name", "ahp-opa", "timeout", timeout.Milliseconds()) // milliseconds
 		},
 		notes: []string{"Gemini CLI has no fail-closed switch: ahp-opa-hook answers a deny itself when it cannot decide"},
 	},
@@ -140,8 +161,8 @@ var agents = map[string]agent{
 		pre:        "preToolUse",
 		observe:    []string{"postToolUse", "postToolUseFailure", "sessionStart", "sessionEnd"},
 		commandKey: "command", version1: true,
-		handler: func(cmd string, guard bool) *object {
-			h := pairs("type", "command", "command", cmd, "timeout", int(HookTimeout.Seconds()))
+		handler: func(cmd string, guard bool, timeout time.Duration) *object {
+			h := pairs("type", "command", "command", cmd, "timeout", seconds(timeout))
 			if guard {
 				h.set("failClosed", mustRaw(true))
 			}
@@ -159,8 +180,8 @@ var agents = map[string]agent{
 		pre:        "preToolUse",
 		observe:    []string{"postToolUse", "postToolUseFailure", "sessionStart", "sessionEnd"},
 		commandKey: "bash", version1: true,
-		handler: func(cmd string, _ bool) *object {
-			return pairs("type", "command", "bash", cmd, "timeoutSec", int(HookTimeout.Seconds()))
+		handler: func(cmd string, _ bool, timeout time.Duration) *object {
+			return pairs("type", "command", "bash", cmd, "timeoutSec", seconds(timeout))
 		},
 		notes: []string{"Copilot has no fail-closed switch: ahp-opa-hook answers a deny itself when it cannot decide"},
 	},
@@ -198,14 +219,36 @@ func Apply(o Options) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	// Edit the file a symlink points at, not the link (dotfile managers).
-	if real, err := filepath.EvalSymlinks(path); err == nil {
-		path = real
+	// Edit the file a symlink points at, not the link (dotfile managers);
+	// but a project's file must stay in the project: a repository that
+	// links its settings file (or directory) elsewhere must not get a file
+	// outside it rewritten.
+	real, err := resolve(path)
+	if err != nil {
+		return Result{Path: path}, fmt.Errorf("install: %w", err)
 	}
+	if o.Scope == Project {
+		if err := inside(path, real, o.Project); err != nil {
+			return Result{Path: path}, err
+		}
+	}
+	path = real
 	res := Result{Path: path}
 	var add []entry
 	if !o.Uninstall {
-		add = a.entries(strings.TrimSpace(o.Command), o.Agent, o.Observe)
+		cmd := strings.TrimSpace(o.Command)
+		deadline, err := HookDeadline(cmd)
+		if err != nil {
+			return res, err
+		}
+		res.Timeout = max(HookTimeout, deadline+timeoutMargin)
+		if o.AgentTimeout > 0 {
+			res.Timeout = o.AgentTimeout
+			if o.AgentTimeout < deadline+timeoutMargin {
+				res.Notes = append(res.Notes, fmt.Sprintf("warning: the agent timeout %s is not above the hook's own deadline %s plus %s: when the hook needs its whole time the agent kills it first and %s", o.AgentTimeout, deadline, timeoutMargin, killedMeans[o.Agent]))
+			}
+		}
+		add = a.entries(cmd, o.Agent, o.Observe, res.Timeout)
 		for _, e := range add {
 			res.Events = append(res.Events, e.event)
 		}
@@ -218,6 +261,12 @@ func Apply(o Options) (Result, error) {
 	old, existed, err := readBounded(path)
 	if err != nil {
 		return res, err
+	}
+	var owner *ownership
+	if existed {
+		if owner, err = ownerOf(path); err != nil {
+			return res, fmt.Errorf("install: %w; nothing was changed", err)
+		}
 	}
 	doc := newObject()
 	indent := "  "
@@ -245,26 +294,138 @@ func Apply(o Options) (Result, error) {
 	if o.DryRun {
 		return res, nil
 	}
-	if existed {
-		now := time.Now
-		if o.Now != nil {
-			now = o.Now
-		}
-		res.Backup = path + ".ahp-opa-backup-" + now().UTC().Format("20060102T150405.000000000Z")
-		if err := writeNew(res.Backup, old, 0o600); err != nil {
-			return res, fmt.Errorf("install: backup: %w; nothing was changed", err)
-		}
-	}
 	mode := os.FileMode(0o644)
 	if fi, err := os.Stat(path); err == nil {
 		mode = fi.Mode().Perm()
 	} else if o.Scope != Project {
 		mode = 0o600
 	}
-	if err := writeAtomic(path, after, mode); err != nil {
+	// The new content is staged first, with the file's owner, group and
+	// mode (a new file: those of its directory's owner, as when root
+	// installs for another user's HOME), so that a failure leaves the
+	// file as it was.
+	tmp, err := stage(path, after, mode, owner)
+	if err != nil {
+		return res, fmt.Errorf("install: %w; nothing was changed", err)
+	}
+	if existed {
+		now := time.Now
+		if o.Now != nil {
+			now = o.Now
+		}
+		res.Backup = path + ".ahp-opa-backup-" + now().UTC().Format("20060102T150405.000000000Z")
+		if err := writeNew(res.Backup, old, 0o600, owner); err != nil {
+			os.Remove(tmp)
+			return res, fmt.Errorf("install: backup: %w; nothing was changed", err)
+		}
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
 		return res, fmt.Errorf("install: %w", err)
 	}
 	return res, nil
+}
+
+// killedMeans is what an agent does with a call whose hook it killed.
+var killedMeans = map[string]string{
+	"claude-code": "Claude Code blocks the call (onFailure \"block\"; older versions run it)",
+	"codex":       "Codex runs the call",
+	"gemini-cli":  "Gemini CLI runs the call",
+	"cursor":      "Cursor blocks the call (failClosed)",
+	"copilot":     "Copilot runs the call",
+}
+
+// seconds rounds a timeout up to whole seconds, so that it never ends up
+// below the hook's deadline.
+func seconds(d time.Duration) int {
+	return int((d + time.Second - 1) / time.Second)
+}
+
+// HookDeadline is the hook command's own deadline for one answer: its
+// --timeout, else the default of ahp-opa-hook (daemon.DefaultHookTimeout)
+// or of 'ahp-opa hook' (adapters.DefaultTimeout). A --timeout that does
+// not parse is an error: that hook would deny every call.
+func HookDeadline(cmd string) (time.Duration, error) {
+	f := strings.Fields(cmd)
+	deadline := daemon.DefaultHookTimeout
+	for i, a := range f {
+		if i == 0 || (i == 1 && a == "hook") {
+			if a == "hook" || strings.HasSuffix(strings.Trim(a, `'"`), "/ahp-opa") || strings.Trim(a, `'"`) == "ahp-opa" {
+				if i == 1 {
+					deadline = adapters.DefaultTimeout
+				}
+			}
+			continue
+		}
+		var v string
+		switch {
+		case a == "--timeout" && i+1 < len(f):
+			v = f[i+1]
+		case strings.HasPrefix(a, "--timeout="):
+			v = strings.TrimPrefix(a, "--timeout=")
+		case a == "--timeout":
+			return 0, fmt.Errorf("%w %q: --timeout needs a value", ErrHookCommand, cmd)
+		default:
+			continue
+		}
+		d, err := time.ParseDuration(strings.Trim(v, `'"`))
+		if err != nil || d <= 0 {
+			return 0, fmt.Errorf("%w %q: --timeout %q is not a positive duration such as 20s", ErrHookCommand, cmd, v)
+		}
+		deadline = d
+	}
+	return deadline, nil
+}
+
+// resolve follows the symlinks of path, which need not exist: those of
+// its deepest existing ancestor, the rest joined on; a dangling link is
+// followed to where it points, since writing through it creates its
+// target.
+func resolve(path string) (string, error) {
+	var rest []string
+	p := path
+	for hops := 0; ; {
+		real, err := filepath.EvalSymlinks(p)
+		if err == nil {
+			return filepath.Join(append([]string{real}, rest...)...), nil
+		}
+		if !errors.Is(err, fs.ErrNotExist) {
+			return "", err
+		}
+		if fi, lerr := os.Lstat(p); lerr == nil && fi.Mode()&fs.ModeSymlink != 0 {
+			if hops++; hops > 40 {
+				return "", fmt.Errorf("%s: too many levels of symbolic links", path)
+			}
+			target, err := os.Readlink(p)
+			if err != nil {
+				return "", err
+			}
+			if !filepath.IsAbs(target) {
+				target = filepath.Join(filepath.Dir(p), target)
+			}
+			p = target
+			continue
+		}
+		parent := filepath.Dir(p)
+		if parent == p {
+			return path, nil
+		}
+		rest = append([]string{filepath.Base(p)}, rest...)
+		p = parent
+	}
+}
+
+// inside refuses a project settings file whose real place (symlinks
+// followed) is outside the project.
+func inside(path, real, project string) error {
+	root, err := filepath.EvalSymlinks(project)
+	if err != nil {
+		return fmt.Errorf("install: project %s: %w", project, err)
+	}
+	if rel, err := filepath.Rel(root, real); err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return fmt.Errorf("%w: %s leads to %s, outside the project %s (a symbolic link); nothing was changed", ErrUnsafeFile, path, real, project)
+	}
+	return nil
 }
 
 // entry is one handler of ours under one hook event.
@@ -277,8 +438,8 @@ type entry struct {
 // observe, the observation hooks. These run with --fail-open and without
 // the fail-closed switch: the tool has already run or the session is
 // starting or ending, so a failure there must not stop the agent.
-func (a agent) entries(cmd, agentName string, observe bool) []entry {
-	es := []entry{{a.pre, a.handler(cmd+" "+agentName, true)}}
+func (a agent) entries(cmd, agentName string, observe bool, timeout time.Duration) []entry {
+	es := []entry{{a.pre, a.handler(cmd+" "+agentName, true, timeout)}}
 	if !observe {
 		return es
 	}
@@ -287,7 +448,7 @@ func (a agent) entries(cmd, agentName string, observe bool) []entry {
 		obs += " " + failOpenFlag
 	}
 	for _, ev := range a.observe {
-		es = append(es, entry{ev, a.handler(obs+" "+agentName, false)})
+		es = append(es, entry{ev, a.handler(obs+" "+agentName, false, timeout)})
 	}
 	return es
 }
@@ -440,48 +601,60 @@ func QuoteCommand(path string) string {
 	return path
 }
 
+// readBounded reads the settings file with pathread's bounds: a FIFO, a
+// device or a directory in its place is refused at once, not waited on.
 func readBounded(path string) ([]byte, bool, error) {
-	f, err := os.Open(path)
-	if errors.Is(err, os.ErrNotExist) {
+	b, err := pathread.Read(path, pathread.Limits{MaxBytes: maxSettingsBytes})
+	switch {
+	case err == nil:
+		return b, true, nil
+	case errors.Is(err, fs.ErrNotExist):
 		return nil, false, nil
+	case errors.Is(err, pathread.ErrTooLarge):
+		return nil, true, fmt.Errorf("%w: %w; nothing was changed", ErrUnparsable, err)
+	case errors.Is(err, pathread.ErrNotRegular):
+		return nil, true, fmt.Errorf("%w: %w; nothing was changed", ErrUnsafeFile, err)
 	}
-	if err != nil {
-		return nil, false, fmt.Errorf("install: %w", err)
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, maxSettingsBytes+1))
-	if err != nil {
-		return nil, true, fmt.Errorf("install: reading %s: %w", path, err)
-	}
-	if len(b) > maxSettingsBytes {
-		return nil, true, fmt.Errorf("%w: %s is larger than %d bytes; nothing was changed", ErrUnparsable, path, maxSettingsBytes)
-	}
-	return b, true, nil
+	return nil, true, fmt.Errorf("install: %w; nothing was changed", err)
 }
 
-func writeNew(path string, b []byte, mode os.FileMode) error {
+func writeNew(path string, b []byte, mode os.FileMode, owner *ownership) error {
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, mode)
 	if err != nil {
 		return err
 	}
-	if _, err := f.Write(b); err != nil {
-		f.Close()
-		os.Remove(path)
-		return err
+	_, err = f.Write(b)
+	if err == nil {
+		err = owner.apply(f)
 	}
-	return f.Close()
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(path)
+	}
+	return err
 }
 
-// writeAtomic replaces path with b through a temporary file in the same
-// directory, so an agent never reads a half-written settings file.
-func writeAtomic(path string, b []byte, mode os.FileMode) error {
+// stage writes b to a temporary file beside path, with mode and owner (nil:
+// the owner of the directory), creating missing directories with the
+// owner of the directory they are made in. The caller renames it into
+// place, so an agent never reads a half-written settings file.
+func stage(path string, b []byte, mode os.FileMode, owner *ownership) (string, error) {
 	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
+	if err := mkdirOwned(dir); err != nil {
+		return "", err
+	}
+	if owner == nil {
+		o, err := ownerOf(dir)
+		if err != nil {
+			return "", err
+		}
+		owner = o
 	}
 	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".ahp-opa-*")
 	if err != nil {
-		return err
+		return "", err
 	}
 	tmp := f.Name()
 	_, werr := f.Write(b)
@@ -489,16 +662,42 @@ func writeAtomic(path string, b []byte, mode os.FileMode) error {
 		werr = f.Chmod(mode)
 	}
 	if werr == nil {
+		werr = owner.apply(f)
+	}
+	if werr == nil {
 		werr = f.Sync()
 	}
 	if cerr := f.Close(); werr == nil {
 		werr = cerr
 	}
-	if werr == nil {
-		werr = os.Rename(tmp, path)
-	}
 	if werr != nil {
 		os.Remove(tmp)
+		return "", werr
 	}
-	return werr
+	return tmp, nil
+}
+
+// mkdirOwned creates dir and its missing parents, each given the owner
+// and group of the directory it is made in.
+func mkdirOwned(dir string) error {
+	if _, err := os.Stat(dir); err == nil {
+		return nil
+	}
+	parent := filepath.Dir(dir)
+	if parent != dir {
+		if err := mkdirOwned(parent); err != nil {
+			return err
+		}
+	}
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		if errors.Is(err, fs.ErrExist) {
+			return nil
+		}
+		return err
+	}
+	o, err := ownerOf(parent)
+	if err == nil {
+		err = o.chown(dir)
+	}
+	return err
 }

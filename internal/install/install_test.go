@@ -315,8 +315,12 @@ func TestDryRunPrintsDiffOnly(t *testing.T) {
 	}
 }
 
+// TestInstallFollowsSymlink: a user's settings file linked into a
+// dotfiles checkout is edited where it lives (a project's may not lead
+// out of the project: TestInstallRefusesHostileFiles).
 func TestInstallFollowsSymlink(t *testing.T) {
 	o := opts(t, "gemini-cli")
+	o.Scope, o.Home = User, t.TempDir()
 	real := filepath.Join(t.TempDir(), "dotfiles-settings.json")
 	os.WriteFile(real, []byte(existing["gemini-cli"]), 0o644)
 	path, _ := Path(o)
