@@ -199,3 +199,17 @@ func TestInstallKeepsOwner(t *testing.T) {
 		})
 	}
 }
+
+// FuzzHookDeadline: any hook command gives a positive deadline or an
+// ErrHookCommand, never a panic.
+func FuzzHookDeadline(f *testing.F) {
+	for _, s := range []string{"ahp-opa-hook --timeout 20s", "ahp-opa hook --timeout=1m", "ahp-opa-hook --timeout", "'/a b/ahp-opa' hook", "x --timeout -1s"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, cmd string) {
+		d, err := HookDeadline(cmd)
+		if (err == nil) != (d > 0) || (err != nil && !errors.Is(err, ErrHookCommand)) {
+			t.Fatalf("HookDeadline(%q) = %s, %v", cmd, d, err)
+		}
+	})
+}

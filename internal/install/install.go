@@ -347,25 +347,22 @@ func seconds(d time.Duration) int {
 // not parse is an error: that hook would deny every call.
 func HookDeadline(cmd string) (time.Duration, error) {
 	f := strings.Fields(cmd)
-	deadline := daemon.DefaultHookTimeout
-	for i, a := range f {
-		if i == 0 || (i == 1 && a == "hook") {
-			if a == "hook" || strings.HasSuffix(strings.Trim(a, `'"`), "/ahp-opa") || strings.Trim(a, `'"`) == "ahp-opa" {
-				if i == 1 {
-					deadline = adapters.DefaultTimeout
-				}
+	deadline, args := daemon.DefaultHookTimeout, f
+	if len(f) > 0 {
+		args = f[1:]
+	}
+	if len(f) > 1 && f[1] == "hook" && filepath.Base(strings.Trim(f[0], `'"`)) == "ahp-opa" {
+		deadline, args = adapters.DefaultTimeout, f[2:]
+	}
+	for i, a := range args {
+		v, ok := strings.CutPrefix(a, "--timeout=")
+		if a == "--timeout" {
+			if i+1 == len(args) {
+				return 0, fmt.Errorf("%w %q: --timeout needs a value", ErrHookCommand, cmd)
 			}
-			continue
+			v, ok = args[i+1], true
 		}
-		var v string
-		switch {
-		case a == "--timeout" && i+1 < len(f):
-			v = f[i+1]
-		case strings.HasPrefix(a, "--timeout="):
-			v = strings.TrimPrefix(a, "--timeout=")
-		case a == "--timeout":
-			return 0, fmt.Errorf("%w %q: --timeout needs a value", ErrHookCommand, cmd)
-		default:
+		if !ok {
 			continue
 		}
 		d, err := time.ParseDuration(strings.Trim(v, `'"`))
