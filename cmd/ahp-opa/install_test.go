@@ -177,3 +177,42 @@ func lineWith(t *testing.T, out, prefix string) string {
 	t.Fatalf("no line starting with %q in\n%s", prefix, out)
 	return ""
 }
+
+// TestInstallAgentTimeout: the timeout registered with the agent follows
+// the hook command's own --timeout, and a given one below it is written
+// with a warning on stderr.
+func TestInstallAgentTimeout(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		args    []string
+		want    string // the codex handler's timeout
+		warning bool
+	}{
+		{"hook's --timeout 20s", []string{"--hook-cmd", "ahp-opa-hook --timeout 20s"}, `"timeout": 21`, false},
+		{"default hook", []string{"--hook-cmd", "/bin/ahp-opa-hook"}, `"timeout": 10`, false},
+		{"--agent-timeout below", []string{"--hook-cmd", "ahp-opa-hook --timeout 20s", "--agent-timeout", "12s"}, `"timeout": 12`, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			proj := t.TempDir()
+			cmd := installCommand()
+			var out, serr bytes.Buffer
+			cmd.SetOut(&out)
+			cmd.SetErr(&serr)
+			cmd.SetArgs(append([]string{"codex", "--scope", "project", "--project", proj}, tc.args...))
+			if err := cmd.Execute(); err != nil {
+				t.Fatal(err)
+			}
+			b, _ := os.ReadFile(filepath.Join(proj, ".codex", "hooks.json"))
+			if !strings.Contains(string(b), tc.want) {
+				t.Errorf("settings %s, want %s", b, tc.want)
+			}
+			want := ""
+			if tc.warning {
+				want = "warning: the agent timeout 12s is not above the hook's own deadline 20s plus 1s: when the hook needs its whole time the agent kills it first and Codex runs the call\n"
+			}
+			if serr.String() != want {
+				t.Errorf("stderr %q, want %q", serr.String(), want)
+			}
+		})
+	}
+}
