@@ -137,14 +137,16 @@ func fileID(path string) string {
 
 // PathsFor gives the files of the daemon serving the configuration named
 // by key (Launch.Key): hooks configured alike share a daemon, hooks with
-// another configuration get their own. The name is a cryptographic hash,
-// so no configuration can be crafted to land on another's daemon.
+// another configuration get their own. The name is 96 bits of SHA-256,
+// so no configuration can be crafted to land on another's daemon, and
+// short enough to keep the socket's path within the 104 bytes a Unix
+// socket address holds on every system.
 func PathsFor(dir string, key []string) Paths {
 	h := sha256.New()
 	for _, k := range key {
 		// Length-prefixed: no two key lists encode alike.
 		fmt.Fprintf(h, "%d:%s", len(k), k)
 	}
-	id := strings.ToLower(base32.StdEncoding.WithPadding(base32.NoPadding).EncodeToString(h.Sum(nil)[:15]))
+	id := strings.ToLower(base32.StdEncoding.WithPadding(base32.NoPadding).EncodeToString(h.Sum(nil)[:12]))
 	return PathsAt(filepath.Join(dir, "d-"+id+".sock"))
 }
