@@ -108,7 +108,19 @@ func (o options) launch() (daemon.Launch, error) {
 func (o options) policyArgs() []string {
 	l, err := o.launch()
 	if err != nil {
-		return daemon.Resolve("/", o.config, o.policies, o.withBuiltin, nil).Args[1:]
+		// No directory to resolve against: the fallback runs in this
+		// one, so the paths as given mean the same there.
+		var args []string
+		if o.config != "" {
+			args = append(args, "--config", o.config)
+		}
+		for _, p := range o.policies {
+			args = append(args, "--policy", p)
+		}
+		if o.withBuiltin {
+			args = append(args, "--with-builtin")
+		}
+		return args
 	}
 	return l.Args[1:]
 }
