@@ -368,3 +368,39 @@ func runIn(t *testing.T, hook, runtime, dir string, env []string, args ...string
 	}
 	return out.String(), serr.String(), code
 }
+
+// TestDaemonLogCapped: daemon.log, where every daemon's stderr goes, does
+// not grow without bound: past 1 MiB it becomes daemon.log.1 (replacing
+// the one before) when the next daemon starts.
+func TestDaemonLogCapped(t *testing.T) {
+	hook := buildHook(t, startLog)
+	for _, tc := range []struct {
+		name    string
+		size    int
+		rotated bool
+	}{
+		{"under the cap", 1 << 19, false},
+		{"over the cap", 1<<20 + 1, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rt := t.TempDir()
+			dir := filepath.Join(rt, "ahp-opa")
+			os.Mkdir(dir, 0o700)
+			old := strings.Repeat("x", tc.size)
+			os.WriteFile(filepath.Join(dir, "daemon.log"), []byte(old), 0o600)
+			os.WriteFile(filepath.Join(dir, "daemon.log.1"), []byte("older"), 0o600)
+			if out, serr, code := runIn(t, hook, rt, t.TempDir(), nil, "codex"); out != "{}\n" || code != 0 {
+				t.Fatalf("hook: %q %q %d", out, serr, code)
+			}
+			log, _ := os.ReadFile(filepath.Join(dir, "daemon.log"))
+			one, _ := os.ReadFile(filepath.Join(dir, "daemon.log.1"))
+			const start = "pwd="
+			switch {
+			case tc.rotated && (string(one) != old || !strings.HasPrefix(string(log), start)):
+				t.Errorf("not rotated: daemon.log %.60q (%d bytes), daemon.log.1 %d bytes", log, len(log), len(one))
+			case !tc.rotated && (string(one) != "older" || !strings.HasPrefix(string(log), old+start)):
+				t.Errorf("rotated under the cap: daemon.log %d bytes, daemon.log.1 %q", len(log), one)
+			}
+		})
+	}
+}
