@@ -187,3 +187,24 @@ func (w *watcher) add(dir string) {
 		w.log.Warn("watching policy directory", "dir", dir, "err", err)
 	}
 }
+
+// Watch calls changed once per burst of changes to paths (files or
+// directory trees), debounced as the policy files are, and every rescan
+// as well when rescan is positive, until ctx ends. Callers other than the
+// Reloader use it to follow files that are not policy, such as a
+// configuration file, with the same latency; debounce ≤ 0 means
+// DefaultDebounce.
+func Watch(ctx context.Context, paths []string, debounce, rescan time.Duration, changed func(), log *slog.Logger) error {
+	if debounce <= 0 {
+		debounce = DefaultDebounce
+	}
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	w, err := newWatcher(paths, debounce, max(rescan, 0), func(string) { changed() }, log)
+	if err != nil {
+		return err
+	}
+	w.run(ctx)
+	return nil
+}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"os"
@@ -12,12 +11,20 @@ import (
 
 	"github.com/ahp-opa/ahp-opa/internal/adapters"
 	"github.com/ahp-opa/ahp-opa/internal/daemon"
+	"github.com/ahp-opa/ahp-opa/internal/testkit"
 )
 
 // runDaemon runs the daemon command with args on a socket in a private
 // directory and returns a function asking it; the daemon stops, and must
 // stop cleanly, when the test ends.
 func runDaemon(t *testing.T, args ...string) func(daemon.Request) adapters.Answer {
+	t.Helper()
+	ask, _ := runDaemonLogs(t, args...)
+	return ask
+}
+
+// runDaemonLogs is runDaemon that also returns the daemon's log.
+func runDaemonLogs(t *testing.T, args ...string) (func(daemon.Request) adapters.Answer, *testkit.Buffer) {
 	t.Helper()
 	dir := t.TempDir()
 	if err := os.Chmod(dir, 0o700); err != nil {
@@ -27,8 +34,8 @@ func runDaemon(t *testing.T, args ...string) func(daemon.Request) adapters.Answe
 	ctx, cancel := context.WithCancel(context.Background())
 	cmd := daemonCommand()
 	cmd.SetArgs(append([]string{"--socket", socket, "--idle-timeout", "1m", "--log-level", "error"}, args...))
-	var stderr bytes.Buffer
-	cmd.SetErr(&stderr)
+	stderr := new(testkit.Buffer)
+	cmd.SetErr(stderr)
 	done := make(chan error, 1)
 	go func() { done <- cmd.ExecuteContext(ctx) }()
 	t.Cleanup(func() {
@@ -61,7 +68,7 @@ func runDaemon(t *testing.T, args ...string) func(daemon.Request) adapters.Answe
 			case <-time.After(20 * time.Millisecond): // waiting for the listener to appear
 			}
 		}
-	}
+	}, stderr
 }
 
 // TestDaemonCommand: the daemon command answers a native payload over its
@@ -144,5 +151,59 @@ func TestDaemonRetriesAFailedStart(t *testing.T) {
 	ans = ask(daemon.Request{Agent: daemon.AgentAHP, Payload: line})
 	if ans.Exit != 0 || !strings.Contains(string(ans.Stdout), `"id":1,"error":{"code":-32001`) {
 		t.Errorf("fixed policy: exit %d, stdout %q, stderr %q", ans.Exit, ans.Stdout, ans.Stderr)
+	}
+}
+
+// TestDaemonFollowsConfig (issue 22, a stale policy): a warm daemon
+// follows its --config file as serve does. A rule removed from
+// library.disabled_rules denies within the reload latency; a broken edit
+// keeps the last good configuration and is reported.
+func TestDaemonFollowsConfig(t *testing.T) {
+	const rule = "dev.ahp-opa.secrets.ssh-private-key"
+	t.Setenv("HOME", "/home/dev")
+	cfgPath := filepath.Join(t.TempDir(), "ahp-opa.yaml")
+	write := func(doc string) {
+		t.Helper()
+		tmp := cfgPath + ".tmp"
+		if err := os.WriteFile(tmp, []byte(doc), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Rename(tmp, cfgPath); err != nil { // as an editor saves
+			t.Fatal(err)
+		}
+	}
+	write("library:\n  disabled_rules: [" + rule + "]\n")
+	ask, logs := runDaemonLogs(t, "--config", cfgPath)
+	readKey := func() string {
+		t.Helper()
+		ans := ask(daemon.Request{Agent: "claude-code", Payload: []byte(hookPayloads["claude-code"])})
+		if ans.Exit != 0 {
+			t.Fatalf("exit %d, stderr %q", ans.Exit, ans.Stderr)
+		}
+		return strings.TrimSpace(string(ans.Stdout))
+	}
+	denied := func(out string) bool { return strings.Contains(out, `"permissionDecision":"deny"`) }
+	// awaitLog polls what the daemon reports, up to the reload settle time.
+	await := func(what string, cond func() bool) {
+		t.Helper()
+		deadline := time.Now().Add(30 * time.Second)
+		for !cond() {
+			if time.Now().After(deadline) {
+				t.Fatalf("timed out waiting for %s; daemon log:\n%s", what, logs)
+			}
+			time.Sleep(20 * time.Millisecond) // polling the daemon's answers, not waiting out a reload
+		}
+	}
+
+	if out := readKey(); out != "{}" {
+		t.Fatalf("with the rule disabled: %s, want no decision", out)
+	}
+	write("library:\n  disabled_rules: []\n")
+	await("the edit to take effect", func() bool { return denied(readKey()) })
+
+	write("library:\n  disabled_rules: [" + rule + "\n") // unbalanced
+	await("the broken edit to be reported", func() bool { return strings.Contains(logs.String(), "configuration reload failed") })
+	if out := readKey(); !denied(out) {
+		t.Errorf("after a broken edit: %s, want the last good configuration's deny", out)
 	}
 }

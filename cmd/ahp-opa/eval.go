@@ -8,7 +8,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/ahp-opa/ahp-opa/internal/audit"
+	"github.com/ahp-opa/ahp-opa/internal/config"
+	"github.com/ahp-opa/ahp-opa/internal/service"
 	"github.com/ahp-opa/ahp-opa/transport"
 )
 
@@ -43,7 +44,7 @@ Exit status: 0 for a result (no objection or deny), 1 for an error response.`,
 			default:
 				return fmt.Errorf("--explain %q: want rules, notes, fails, full or debug", explain)
 			}
-			cfg, err := loadConfig(withoutFlags(cmd.Flags(), "explain", "print-input"), configPath, os.Environ)
+			cfg, err := config.Load(withoutFlags(cmd.Flags(), "explain", "print-input"), configPath, os.Environ)
 			if err != nil {
 				return err
 			}
@@ -58,22 +59,18 @@ Exit status: 0 for a result (no objection or deny), 1 for an error response.`,
 			if printInput {
 				return printPolicyInput(cmd.OutOrStdout(), data)
 			}
-			eng, rl, err := startEngine(cmd.Context(), cfg, log, false, true, nil, nil, nil)
-			if err != nil {
-				return err
-			}
-			defer rl.Stop()
 			msg, err := asRequest(data)
 			if err != nil {
 				return err
 			}
-			// The auditor (with no log) masks secrets in reasons, as serve does.
-			aud, err := audit.New(cfg.Audit, nil, nil, log)
+			// The auditor (with no log) masks secrets in reasons, as serve
+			// does; a remote bundle is waited for.
+			svc, err := service.New(cmd.Context(), cfg, service.Options{Logger: log, WaitRemote: true})
 			if err != nil {
 				return err
 			}
-			defer aud.Close()
-			srv := &transport.Server{Interceptor: aud.Interceptor(eng), Logger: log}
+			defer svc.Close()
+			eng, srv := svc.Engine(), svc.Server
 			resp := srv.Handle(cmd.Context(), msg)
 			if resp == nil {
 				return fmt.Errorf("%s is a notification: it gets no response", args[0])

@@ -5,42 +5,18 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"os"
 	"strings"
-	"sync"
-	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/ahp-opa/ahp-opa/bundles"
 	"github.com/ahp-opa/ahp-opa/internal/adapters"
 	"github.com/ahp-opa/ahp-opa/internal/audit"
+	"github.com/ahp-opa/ahp-opa/internal/config"
+	"github.com/ahp-opa/ahp-opa/internal/service"
 	"github.com/ahp-opa/ahp-opa/transport"
 )
-
-// HookConfig configures `ahp-opa hook`.
-type HookConfig struct {
-	// FailOpen answers "no decision" instead of a deny when no decision
-	// can be made.
-	FailOpen bool `koanf:"fail_open"`
-	// Timeout bounds one answer, policy loading included.
-	Timeout time.Duration `koanf:"timeout"`
-	// NoDaemon makes ahp-opa-hook decide in a process of its own instead
-	// of asking the decision daemon; `ahp-opa hook` always decides in
-	// process.
-	NoDaemon bool `koanf:"no_daemon"`
-}
-
-func defaultHookConfig() HookConfig { return HookConfig{Timeout: adapters.DefaultTimeout} }
-
-func (h HookConfig) validate() error {
-	if h.Timeout <= 0 {
-		return fmt.Errorf("configuration: hook.timeout must be positive, got %s", h.Timeout)
-	}
-	return nil
-}
 
 func hookCommand() *cobra.Command {
 	var configPath string
@@ -93,7 +69,7 @@ AGENT is one of: ` + strings.Join(adapters.Names, ", ") + ".",
 
 // runHook answers one payload; it never fails.
 func runHook(ctx context.Context, fs *pflag.FlagSet, configPath, agent string, stdin io.Reader, stderr io.Writer) adapters.Answer {
-	cfg, err := loadConfig(fs, configPath, os.Environ)
+	cfg, err := config.Load(fs, configPath, os.Environ)
 	if err != nil {
 		failOpen, _ := fs.GetBool("fail-open")
 		return refuse(agent, fmt.Sprintf("ahp-opa: %v (fix the configuration, or run 'ahp-opa hook --help')", err), failOpen)
@@ -107,9 +83,22 @@ func runHook(ctx context.Context, fs *pflag.FlagSet, configPath, agent string, s
 	if err != nil {
 		return refuse(agent, "ahp-opa: "+err.Error(), cfg.Hook.FailOpen)
 	}
-	dec := &localDecider{cfg: cfg, log: log}
-	defer dec.Close()
-	return adapters.Run(ctx, dec, agent, payload, opts)
+	if cfg.Audit.File.Path == audit.Stdout {
+		return refuse(agent, "ahp-opa: configuration: audit.file.path \"-\" (standard output) cannot be used by hooks, whose stdout carries the answer (fix the configuration)", cfg.Hook.FailOpen)
+	}
+	// The policy loads on the first tool.before (Lazy), so that
+	// observations and unreadable payloads never compile a policy; the
+	// reloader outlives the request that starts it.
+	svc, err := service.New(context.WithoutCancel(ctx), cfg, service.Options{Logger: log, Lazy: true, WaitRemote: true, AuditLog: true})
+	if err != nil {
+		// Run still answers as it does for every failure: a deny for a
+		// tool call, "no decision" for an observation.
+		return adapters.Run(ctx, failedHook{fmt.Errorf("configuration: %v (fix the configuration)", err)}, agent, payload, opts)
+	}
+	// Close does not wait for a policy still compiling: the process is
+	// ending, and a hook that timed out must not outlast its answer.
+	defer svc.Close()
+	return adapters.Run(ctx, serviceHook{svc, cfg}, agent, payload, opts)
 }
 
 // refuse is the agent's deny (or, failing open, its "no decision") for a
@@ -154,113 +143,55 @@ func writeAnswer(stdout, stderr io.Writer, ans adapters.Answer) error {
 	return nil
 }
 
-// localDecider decides in this process, through the same audit and engine
-// layers as serve: decisions and observations reach the audit log, and
-// session facts build up for the policy. The auditor starts on the first
-// event and the policy loads on the first tool.before, so that
-// observations and unreadable payloads never compile a policy and a policy
-// that does not load becomes a reason the user can act on.
-type localDecider struct {
-	cfg Config
-	log *slog.Logger
-
-	audOnce sync.Once
-	aud     *audit.Auditor
-	audErr  error
-
-	once    sync.Once
-	started chan struct{} // closed once start returned
-	hook    transport.HookDecider
-	rl      *bundles.Reloader
-	err     error
+// serviceHook decides native hook events through a service, starting its
+// policy on the first decision: the same audit and engine layers as serve,
+// so decisions and observations reach the audit log and session facts
+// build up for the policy. The in-process hook and the decision daemon
+// both answer through it.
+type serviceHook struct {
+	svc *service.Service
+	cfg config.Config // what a policy that does not load is named by
 }
 
 // Decide implements adapters.Decider. It returns once ctx is done, even
 // while the policy is still compiling, so adapters.Run can call it inline.
-func (d *localDecider) Decide(ctx context.Context, ev *adapters.Event) (adapters.Decision, error) {
-	d.once.Do(func() {
-		d.started = make(chan struct{})
-		go func() {
-			defer close(d.started)
-			d.err = d.start(ctx)
-		}()
-	})
-	select {
-	case <-d.started:
-	case <-ctx.Done():
-		return adapters.Decision{}, ctx.Err()
+func (h serviceHook) Decide(ctx context.Context, ev *adapters.Event) (adapters.Decision, error) {
+	if err := startError(h.cfg, h.svc.Start(ctx)); err != nil {
+		return adapters.Decision{}, err
 	}
-	if d.err != nil {
-		return adapters.Decision{}, d.err
-	}
-	return d.hook.Decide(ctx, ev)
+	return transport.HookDecider{Interceptor: h.svc.Server.Interceptor, Observer: h.svc.Server.Observer}.Decide(ctx, ev)
 }
 
 // Observe implements adapters.Observer: post-tool and session events go to
-// the audit log as AHP observations do.
-func (d *localDecider) Observe(ctx context.Context, ev *adapters.Event) error {
-	aud, err := d.auditor(ctx)
-	if err != nil {
-		return err
-	}
-	return transport.HookDecider{Observer: aud.Observer()}.Observe(ctx, ev)
+// the audit log as AHP observations do, with no policy loaded for them.
+func (h serviceHook) Observe(ctx context.Context, ev *adapters.Event) error {
+	return transport.HookDecider{Observer: h.svc.Server.Observer}.Observe(ctx, ev)
 }
 
-func (d *localDecider) auditor(ctx context.Context) (*audit.Auditor, error) {
-	d.audOnce.Do(func() {
-		if d.cfg.Audit.File.Path == audit.Stdout {
-			d.audErr = errors.New("configuration: audit.file.path \"-\" (standard output) cannot be used by hooks, whose stdout carries the answer (fix the configuration)")
-			return
-		}
-		aud, err := startAudit(context.WithoutCancel(ctx), d.cfg.Audit, audit.NewFacts(d.cfg.Audit.SessionTTL), d.log)
-		if err != nil {
-			d.audErr = fmt.Errorf("configuration: audit: %v (fix the configuration)", err)
-			return
-		}
-		d.aud = aud
-	})
-	return d.aud, d.audErr
+// failedHook answers every event with the error that kept the service
+// from starting.
+type failedHook struct{ err error }
+
+func (h failedHook) Decide(context.Context, *adapters.Event) (adapters.Decision, error) {
+	return adapters.Decision{}, h.err
 }
 
-func (d *localDecider) start(ctx context.Context) error {
-	aud, err := d.auditor(ctx)
-	if err != nil {
-		return err
-	}
-	// The reloader outlives the request that starts it; Close stops it.
-	eng, rl, err := startEngine(context.WithoutCancel(ctx), d.cfg, d.log, false, true, nil, aud.Facts(), nil)
-	if err != nil {
-		return policyError(d.cfg, err)
-	}
-	d.rl = rl
-	d.hook = transport.HookDecider{Interceptor: aud.Interceptor(eng), Observer: aud.Observer()}
-	return nil
-}
+func (h failedHook) Observe(context.Context, *adapters.Event) error { return h.err }
 
-// Close stops the reloader, if one started, and writes what the auditor
-// still holds. It does not wait for a policy still compiling: the process
-// is ending, and a hook that timed out must not outlast its answer.
-func (d *localDecider) Close() {
-	compiled := true
-	if d.started != nil {
-		select {
-		case <-d.started:
-		default:
-			compiled = false
-		}
+// startError turns a failed start into a reason the user can act on.
+func startError(cfg config.Config, err error) error {
+	if pe, ok := errors.AsType[*service.PolicyError](err); ok {
+		return policyError(cfg, pe.Err)
 	}
-	if compiled && d.rl != nil {
-		d.rl.Stop()
+	if err != nil && !errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, context.Canceled) && !errors.Is(err, service.ErrClosed) {
+		return fmt.Errorf("%v (fix the configuration)", err)
 	}
-	d.audOnce.Do(func() {}) // waits for an auditor being started
-	if d.aud != nil {
-		d.aud.Close()
-	}
+	return err
 }
 
 // policyError turns a policy that does not load into a reason that names
 // it and the command that shows every problem.
-func policyError(cfg Config, err error) error {
+func policyError(cfg config.Config, err error) error {
 	paths := strings.Join(cfg.Policy, " ")
 	if paths == "" {
 		return fmt.Errorf("the policy failed to load: %v (run 'ahp-opa test' to check it)", err)

@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/ahp-opa/ahp-opa/internal/adapters"
-	"github.com/ahp-opa/ahp-opa/internal/audit"
-	"github.com/ahp-opa/ahp-opa/internal/metrics"
+	"github.com/ahp-opa/ahp-opa/internal/config"
+	"github.com/ahp-opa/ahp-opa/internal/service"
 	"github.com/ahp-opa/ahp-opa/transport"
 )
 
@@ -29,28 +29,18 @@ func BenchmarkHTTPEndpoints(b *testing.B) {
 	log, _ := testLogger()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	facts := audit.NewFacts(0)
-	m := metrics.New()
 	// As bench/hook-http-vs-ahp.sh does: a busy machine must not turn a
 	// slow evaluation into an error answer, which is not what is measured.
-	cfg := defaultConfig()
+	cfg := config.Default()
 	cfg.EvalTimeout = 30 * time.Second
-	eng, rl, err := startEngine(ctx, cfg, log, false, false, nil, facts, m)
+	svc, err := service.New(ctx, cfg, service.Options{Logger: log, Metrics: true})
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer rl.Stop()
-	aud, err := audit.New(audit.Config{}, nil, facts, log)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer aud.Close()
+	defer svc.Close()
 	h := &transport.HTTP{
-		Server: &transport.Server{
-			Interceptor: metrics.Interceptor(aud.Interceptor(eng), m),
-			Observer:    metrics.Observer(aud.Observer(), m),
-		},
-		Recorder: m,
+		Server:   svc.Server,
+		Recorder: svc.Metrics,
 		Hooks:    &adapters.Options{Inline: true},
 	}
 	const command = "cd /repo && go test ./... 2>&1 | tail -20 && git status --short"

@@ -16,42 +16,34 @@ import (
 	"github.com/ahp-opa/ahp-opa/engine"
 	"github.com/ahp-opa/ahp-opa/internal/adapters"
 	"github.com/ahp-opa/ahp-opa/internal/audit"
+	"github.com/ahp-opa/ahp-opa/internal/config"
 	"github.com/ahp-opa/ahp-opa/internal/daemon"
-	"github.com/ahp-opa/ahp-opa/internal/metrics"
+	"github.com/ahp-opa/ahp-opa/internal/service"
 	"github.com/ahp-opa/ahp-opa/internal/testkit"
 	"github.com/ahp-opa/ahp-opa/transport"
 )
 
-// servedHooks wires the built-in library, an auditor writing to auditPath
-// and the metrics to a listening HTTP binding with native hooks, the way
-// serve does. It returns the base URL, the engine and the auditor.
+// servedHooks wires the service (built-in library, an auditor writing to
+// auditPath, the metrics) to a listening HTTP binding with native hooks,
+// the way serve does. It returns the base URL, the engine and the auditor.
 func servedHooks(t *testing.T, token, auditPath string) (string, *engine.Engine, *audit.Auditor) {
 	t.Helper()
 	t.Setenv("HOME", "/home/dev")
 	log, _ := testLogger()
 	ctx, cancel := context.WithCancel(context.Background())
-	facts := audit.NewFacts(0)
-	m := metrics.New()
-	eng, rl, err := startEngine(ctx, defaultConfig(), log, false, false, nil, facts, m)
+	scfg := config.Default()
+	scfg.Audit.File.Path = auditPath
+	svc, err := service.New(ctx, scfg, service.Options{Logger: log, Metrics: true, AuditLog: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	aud, err := startAudit(ctx, audit.Config{File: audit.FileConfig{Path: auditPath}}, facts, log)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg := defaultHTTPConfig()
+	cfg := config.DefaultHTTP()
 	cfg.HTTP = "127.0.0.1:0"
-	b, err := prepareHTTP(cfg, func(k string) string { return map[string]string{defaultTokenEnv: token}[k] }, log)
+	b, err := prepareHTTP(cfg, func(k string) string { return map[string]string{config.DefaultTokenEnv: token}[k] }, log)
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := &transport.Server{
-		Interceptor: metrics.Interceptor(aud.Interceptor(eng), m),
-		Observer:    metrics.Observer(aud.Observer(), m),
-		Logger:      log,
-	}
-	h := b.binding(srv, readiness(eng), m)
+	h := b.binding(svc.Server, svc.Ready, svc.Metrics)
 	h.Hooks = &adapters.Options{Logger: log, Inline: true}
 	done := make(chan error, 1)
 	go func() { done <- serveBindings(ctx, log, nil, b, h) }()
@@ -60,10 +52,9 @@ func servedHooks(t *testing.T, token, auditPath string) (string, *engine.Engine,
 		if err := <-done; err != nil {
 			t.Errorf("serveBindings: %v", err)
 		}
-		aud.Close()
-		rl.Stop()
+		svc.Close()
 	})
-	return "http://" + b.ln.Addr().String(), eng, aud
+	return "http://" + b.ln.Addr().String(), svc.Engine(), svc.Audit
 }
 
 // hookFixture is one entry of the adapters' fixtures/INDEX.json.

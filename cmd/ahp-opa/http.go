@@ -9,59 +9,23 @@ import (
 	"os"
 	"strings"
 	"sync"
-	"time"
 	"unicode"
 
 	"github.com/spf13/pflag"
 
-	"github.com/ahp-opa/ahp-opa/engine"
+	"github.com/ahp-opa/ahp-opa/internal/config"
 	"github.com/ahp-opa/ahp-opa/internal/metrics"
 	"github.com/ahp-opa/ahp-opa/internal/pathread"
 	"github.com/ahp-opa/ahp-opa/transport"
 )
 
-// defaultTokenEnv names the environment variable that holds the bearer
-// token unless token_env says otherwise. It is also what `ahp-opa
-// registration` tells the harness to read.
-const defaultTokenEnv = "AHP_OPA_TOKEN"
-
 // minTokenBytes is the length below which a token draws a warning: it can
 // be guessed by brute force over the network.
 const minTokenBytes = 16
 
-// HTTPConfig is the part of Config for the HTTP binding; its keys sit at
-// the top level of the configuration, like the flags.
-type HTTPConfig struct {
-	HTTP                string        `koanf:"http"` // listen address; empty: no HTTP binding
-	TokenFile           string        `koanf:"token_file"`
-	TokenEnv            string        `koanf:"token_env"`
-	AllowInsecureNoAuth bool          `koanf:"allow_insecure_no_auth"`
-	TLSCert             string        `koanf:"tls_cert"`
-	TLSKey              string        `koanf:"tls_key"`
-	MaxBodyBytes        int64         `koanf:"max_body_bytes"`
-	HTTPConcurrency     int           `koanf:"http_concurrency"`
-	HTTPQueueWait       time.Duration `koanf:"http_queue_wait"`
-	HTTPReadTimeout     time.Duration `koanf:"http_read_timeout"`
-	HTTPWriteTimeout    time.Duration `koanf:"http_write_timeout"`
-	HTTPIdleTimeout     time.Duration `koanf:"http_idle_timeout"`
-	ShutdownTimeout     time.Duration `koanf:"shutdown_timeout"`
-}
-
-func defaultHTTPConfig() HTTPConfig {
-	return HTTPConfig{
-		TokenEnv:         defaultTokenEnv,
-		MaxBodyBytes:     transport.DefaultMaxBodyBytes,
-		HTTPQueueWait:    transport.DefaultQueueWait,
-		HTTPReadTimeout:  transport.DefaultReadTimeout,
-		HTTPWriteTimeout: transport.DefaultWriteTimeout,
-		HTTPIdleTimeout:  transport.DefaultIdleTimeout,
-		ShutdownTimeout:  transport.DefaultShutdownTimeout,
-	}
-}
-
 // addHTTPFlags declares the flags of the HTTP binding.
 func addHTTPFlags(fs *pflag.FlagSet) {
-	d := defaultHTTPConfig()
+	d := config.DefaultHTTP()
 	fs.String("http", "", "serve the HTTP binding on `addr` (host:port), endpoint POST /ahp")
 	fs.String("token-file", "", "read the bearer token from `file`")
 	fs.String("token-env", d.TokenEnv, "read the bearer token from this environment `variable`")
@@ -78,25 +42,10 @@ func addHTTPFlags(fs *pflag.FlagSet) {
 	fs.Duration("shutdown-timeout", d.ShutdownTimeout, "on SIGTERM, how long requests in flight may take to finish")
 }
 
-func (c HTTPConfig) validate() error {
-	switch {
-	case c.MaxBodyBytes < 1024:
-		return fmt.Errorf("configuration: max_body_bytes must be at least 1024, got %d", c.MaxBodyBytes)
-	case c.HTTPConcurrency < 0:
-		return fmt.Errorf("configuration: http_concurrency must not be negative, got %d", c.HTTPConcurrency)
-	case c.HTTPQueueWait < 0, c.HTTPReadTimeout <= 0, c.HTTPWriteTimeout <= 0, c.HTTPIdleTimeout <= 0, c.ShutdownTimeout <= 0:
-		return errors.New("configuration: http_queue_wait must not be negative, and http_read_timeout, " +
-			"http_write_timeout, http_idle_timeout and shutdown_timeout must be positive")
-	case (c.TLSCert == "") != (c.TLSKey == ""):
-		return errors.New("configuration: tls_cert and tls_key go together")
-	}
-	return nil
-}
-
 // httpBinding is a configured, listening HTTP binding waiting for its
 // engine.
 type httpBinding struct {
-	cfg   HTTPConfig
+	cfg   config.HTTPConfig
 	token string
 	tls   *transport.CertReloader
 	ln    net.Listener
@@ -106,7 +55,7 @@ type httpBinding struct {
 // prepareHTTP checks the HTTP configuration, reads the token and the
 // certificate and starts listening, so that every mistake shows before the
 // policy is compiled. It returns nil when no HTTP binding is configured.
-func prepareHTTP(cfg HTTPConfig, getenv func(string) string, log *slog.Logger) (*httpBinding, error) {
+func prepareHTTP(cfg config.HTTPConfig, getenv func(string) string, log *slog.Logger) (*httpBinding, error) {
 	if cfg.HTTP == "" {
 		return nil, nil
 	}
@@ -176,7 +125,7 @@ func (b *httpBinding) serve(ctx context.Context, h *transport.HTTP) error {
 // loadToken reads the bearer token from token_file, or else from the
 // environment variable named by token_env. "" means no token. Errors and
 // logs never include the token.
-func loadToken(cfg HTTPConfig, getenv func(string) string, log *slog.Logger) (string, error) {
+func loadToken(cfg config.HTTPConfig, getenv func(string) string, log *slog.Logger) (string, error) {
 	fromEnv := ""
 	if cfg.TokenEnv != "" {
 		fromEnv = strings.TrimSpace(getenv(cfg.TokenEnv))
@@ -226,7 +175,7 @@ func checkToken(tok, from string, log *slog.Logger) error {
 // checkExposure refuses to serve a non-loopback address without a token,
 // unless the operator said so explicitly, and warns about plain HTTP off
 // loopback (B-HTTP-6).
-func checkExposure(cfg HTTPConfig, hasToken bool, log *slog.Logger) error {
+func checkExposure(cfg config.HTTPConfig, hasToken bool, log *slog.Logger) error {
 	loopback, err := isLoopback(cfg.HTTP)
 	if err != nil {
 		return err
@@ -238,7 +187,7 @@ func checkExposure(cfg HTTPConfig, hasToken bool, log *slog.Logger) error {
 		if !cfg.AllowInsecureNoAuth {
 			return fmt.Errorf("refusing to serve %s without a bearer token: it is not a loopback address. "+
 				"Set --token-file or the environment variable named by --token-env (default %s), "+
-				"or pass --allow-insecure-no-auth if something in front of ahp-opa authenticates", cfg.HTTP, defaultTokenEnv)
+				"or pass --allow-insecure-no-auth if something in front of ahp-opa authenticates", cfg.HTTP, config.DefaultTokenEnv)
 		}
 		log.Warn("WARNING: INSECURE: serving a non-loopback address WITHOUT AUTHENTICATION " +
 			"(--allow-insecure-no-auth). Anyone who can reach it can submit events and read decisions.")
@@ -293,20 +242,4 @@ func serveBindings(ctx context.Context, log *slog.Logger, stdio *transport.Stdio
 	}
 	wg.Wait()
 	return errors.Join(stdioErr, hErr)
-}
-
-// readiness reports whether eng has an active policy.
-func readiness(eng *engine.Engine) func() bool {
-	return func() bool { return eng.Snapshot() != nil }
-}
-
-// policyOf reads the active policy of eng for the metrics.
-func policyOf(eng *engine.Engine) metrics.PolicyFunc {
-	return func() (string, time.Time, bool) {
-		s := eng.Snapshot()
-		if s == nil {
-			return "", time.Time{}, false
-		}
-		return s.Revision, s.Built, true
-	}
 }

@@ -11,6 +11,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/ahp-opa/ahp-opa/internal/config"
 
 	"github.com/ahp-opa/ahp-opa/internal/testkit"
 
@@ -76,21 +79,21 @@ func TestLoadToken(t *testing.T) {
 		warn    string // substring of the log
 	}{
 		{name: "none", want: ""},
-		{name: "from the default variable", env: map[string]string{defaultTokenEnv: secretToken}, want: secretToken},
+		{name: "from the default variable", env: map[string]string{config.DefaultTokenEnv: secretToken}, want: secretToken},
 		{name: "from a named variable", envName: "MY_TOKEN", env: map[string]string{"MY_TOKEN": " " + secretToken + "\n"}, want: secretToken},
-		{name: "variable disabled", envName: "-", env: map[string]string{defaultTokenEnv: secretToken}, want: ""},
+		{name: "variable disabled", envName: "-", env: map[string]string{config.DefaultTokenEnv: secretToken}, want: ""},
 		{name: "from a file, newline trimmed", file: good, want: secretToken},
-		{name: "file and variable both set", file: good, env: map[string]string{defaultTokenEnv: secretToken}, err: "both"},
+		{name: "file and variable both set", file: good, env: map[string]string{config.DefaultTokenEnv: secretToken}, err: "both"},
 		{name: "missing file", file: filepath.Join(dir, "none"), err: "token file"},
 		{name: "empty file", file: file("empty", "\n\n", 0o600), err: "empty"},
 		{name: "space inside", file: file("space", "abc def-0123456789abcdef", 0o600), err: "whitespace"},
-		{name: "non-ASCII", env: map[string]string{defaultTokenEnv: "tøken-0123456789abcdef"}, err: "non-ASCII"},
+		{name: "non-ASCII", env: map[string]string{config.DefaultTokenEnv: "tøken-0123456789abcdef"}, err: "non-ASCII"},
 		{name: "readable by others", file: file("open", secretToken, 0o644), want: secretToken, warn: "chmod 600"},
-		{name: "short", env: map[string]string{defaultTokenEnv: "short"}, want: "short", warn: "short"},
+		{name: "short", env: map[string]string{config.DefaultTokenEnv: "short"}, want: "short", warn: "short"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			cfg := defaultHTTPConfig()
+			cfg := config.DefaultHTTP()
 			cfg.TokenFile = tt.file
 			switch tt.envName {
 			case "":
@@ -145,7 +148,7 @@ func TestCheckExposure(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			cfg := defaultHTTPConfig()
+			cfg := config.DefaultHTTP()
 			cfg.HTTP, cfg.AllowInsecureNoAuth = tt.addr, tt.allow
 			if tt.tls {
 				cfg.TLSCert, cfg.TLSKey = "c", "k"
@@ -205,12 +208,12 @@ allow_insecure_no_auth: false
 		// AHP_OPA_TOKEN is the token itself, not an unknown setting.
 		return []string{"AHP_OPA_HTTP_CONCURRENCY=3", "AHP_OPA_TOKEN=" + secretToken}
 	}
-	cfg, err := loadConfig(fs, cfgFile, environ)
+	cfg, err := config.Load(fs, cfgFile, environ)
 	if err != nil {
 		t.Fatal(err)
 	}
 	got := cfg.HTTPConfig
-	want := HTTPConfig{
+	want := config.HTTPConfig{
 		HTTP: "127.0.0.1:9000", TokenFile: "/run/secrets/ahp-token", TokenEnv: "",
 		TLSCert: "/etc/tls/tls.crt", TLSKey: "/etc/tls/tls.key", MaxBodyBytes: 2 << 20,
 		HTTPConcurrency: 3, HTTPQueueWait: 50e6, HTTPReadTimeout: 3e9, HTTPWriteTimeout: 7e9,
@@ -233,7 +236,7 @@ allow_insecure_no_auth: false
 		fs := pflag.NewFlagSet("serve", pflag.ContinueOnError)
 		addEngineFlags(fs)
 		addHTTPFlags(fs)
-		if _, err := loadConfig(fs, cfgFile, func() []string { return nil }); err == nil {
+		if _, err := config.Load(fs, cfgFile, func() []string { return nil }); err == nil {
 			t.Errorf("%q was accepted", bad)
 		}
 	}
@@ -243,17 +246,22 @@ allow_insecure_no_auth: false
 func servedEngine(t *testing.T, eng *engine.Engine, token string) (url string, m *metrics.Metrics) {
 	t.Helper()
 	log, _ := testLogger()
-	cfg := defaultHTTPConfig()
+	cfg := config.DefaultHTTP()
 	cfg.HTTP = "127.0.0.1:0"
-	env := map[string]string{defaultTokenEnv: token}
+	env := map[string]string{config.DefaultTokenEnv: token}
 	b, err := prepareHTTP(cfg, func(k string) string { return env[k] }, log)
 	if err != nil {
 		t.Fatal(err)
 	}
 	m = metrics.New()
-	m.TrackPolicy(policyOf(eng))
+	m.TrackPolicy(func() (string, time.Time, bool) {
+		if s := eng.Snapshot(); s != nil {
+			return s.Revision, s.Built, true
+		}
+		return "", time.Time{}, false
+	})
 	srv := &transport.Server{Interceptor: metrics.Interceptor(eng, m), Observer: metrics.Observer(nil, m), Logger: log}
-	h := b.binding(srv, readiness(eng), m)
+	h := b.binding(srv, func() bool { return eng.Snapshot() != nil }, m)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- serveBindings(ctx, log, nil, b, h) }()
@@ -378,17 +386,17 @@ func TestPrepareHTTPFailsEarly(t *testing.T) {
 	log, _ := testLogger()
 	tests := []struct {
 		name string
-		cfg  func(*HTTPConfig)
+		cfg  func(*config.HTTPConfig)
 		err  string
 	}{
-		{"no binding", func(c *HTTPConfig) { c.HTTP = "" }, ""},
-		{"open address without token", func(c *HTTPConfig) { c.HTTP = "0.0.0.0:0" }, "--allow-insecure-no-auth"},
-		{"bad certificate", func(c *HTTPConfig) { c.TLSCert, c.TLSKey = junk, junk }, "tls"},
-		{"port in use", func(c *HTTPConfig) { c.HTTP = taken.Addr().String() }, "address already in use"},
+		{"no binding", func(c *config.HTTPConfig) { c.HTTP = "" }, ""},
+		{"open address without token", func(c *config.HTTPConfig) { c.HTTP = "0.0.0.0:0" }, "--allow-insecure-no-auth"},
+		{"bad certificate", func(c *config.HTTPConfig) { c.TLSCert, c.TLSKey = junk, junk }, "tls"},
+		{"port in use", func(c *config.HTTPConfig) { c.HTTP = taken.Addr().String() }, "address already in use"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			cfg := defaultHTTPConfig()
+			cfg := config.DefaultHTTP()
 			cfg.HTTP = "127.0.0.1:0"
 			tt.cfg(&cfg)
 			b, err := prepareHTTP(cfg, func(string) string { return "" }, log)

@@ -12,7 +12,9 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/ahp-opa/ahp-opa/internal/audit"
+	"github.com/ahp-opa/ahp-opa/internal/config"
 	"github.com/ahp-opa/ahp-opa/internal/pathread"
+	"github.com/ahp-opa/ahp-opa/internal/service"
 	"github.com/ahp-opa/ahp-opa/internal/testkit"
 )
 
@@ -37,7 +39,7 @@ func TestUserPathsAreBounded(t *testing.T) {
 		{"config file is a FIFO", configFrom, "fifo", "config file PATH: is a named pipe (FIFO), not a regular file", pathread.ErrNotRegular},
 		{"config file is /dev/zero", configFrom, "/dev/zero", "config file /dev/zero: is a character device, not a regular file", pathread.ErrNotRegular},
 		{"TLS certificate is a FIFO", func(p string) error {
-			cfg := defaultHTTPConfig()
+			cfg := config.DefaultHTTP()
 			cfg.HTTP, cfg.TLSCert, cfg.TLSKey = "127.0.0.1:0", p, p
 			b, err := prepareHTTP(cfg, func(string) string { return "" }, log)
 			if err == nil {
@@ -46,9 +48,9 @@ func TestUserPathsAreBounded(t *testing.T) {
 			return err
 		}, "fifo", "tls: PATH: is a named pipe (FIFO), not a regular file", pathread.ErrNotRegular},
 		{"verification key is a FIFO", func(p string) error {
-			s := defaultPolicySources()
+			s := config.DefaultPolicySources()
 			s.VerificationKey = p
-			_, err := s.opaConfig()
+			_, err := s.OPAConfig()
 			return err
 		}, "fifo", "verification_key: PATH: is a named pipe (FIFO), not a regular file", pathread.ErrNotRegular},
 		{"audit log is a directory", auditTo, "dir", "audit log PATH: not an ahp-opa audit log: it is a directory", audit.ErrNotAuditLog},
@@ -88,14 +90,14 @@ func TestUserPathsAreBounded(t *testing.T) {
 
 func tokenFrom(path string) error {
 	log, _ := testLogger()
-	cfg := defaultHTTPConfig()
+	cfg := config.DefaultHTTP()
 	cfg.TokenFile = path
 	_, err := loadToken(cfg, func(string) string { return "" }, log)
 	return err
 }
 
 func configFrom(path string) error {
-	_, err := loadConfig(pflag.NewFlagSet("t", pflag.ContinueOnError), path, func() []string { return nil })
+	_, err := config.Load(pflag.NewFlagSet("t", pflag.ContinueOnError), path, func() []string { return nil })
 	return err
 }
 
@@ -103,9 +105,12 @@ func auditTo(path string) error {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	log, _ := testLogger()
-	aud, err := startAudit(ctx, audit.Config{File: audit.FileConfig{Path: path}}, nil, log)
+	cfg := config.Default()
+	cfg.Audit.File.Path = path
+	// Lazy: the auditor opens its file, the policy is never loaded.
+	svc, err := service.New(ctx, cfg, service.Options{Logger: log, Lazy: true, AuditLog: true})
 	if err == nil {
-		aud.Close()
+		svc.Close()
 	}
-	return err
+	return errors.Unwrap(err)
 }

@@ -1,9 +1,7 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,7 +10,7 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/ahp-opa/ahp-opa/bundles"
+	"github.com/ahp-opa/ahp-opa/internal/config"
 )
 
 // policyFlags is the flag set of serve as far as policy sources go.
@@ -62,7 +60,7 @@ keys:
 		t.Fatal(err)
 	}
 	fs := policyFlags(t, "--verify-tests", "--verification-key", keyFile, "--verification-key-id", "local")
-	cfg, err := loadConfig(fs, cfgFile, func() []string { return []string{"AHP_OPA_WATCH=false"} })
+	cfg, err := config.Load(fs, cfgFile, func() []string { return []string{"AHP_OPA_WATCH=false"} })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,7 +68,7 @@ keys:
 	if ps.Watch || !ps.VerifyTests || ps.RescanInterval != 10*time.Second {
 		t.Errorf("sources %+v", ps)
 	}
-	opa, err := ps.opaConfig()
+	opa, err := ps.OPAConfig()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,45 +100,8 @@ keys:
 		if err := os.WriteFile(cfgFile, []byte(bad), 0o600); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := loadConfig(policyFlags(t), cfgFile, func() []string { return nil }); err == nil {
+		if _, err := config.Load(policyFlags(t), cfgFile, func() []string { return nil }); err == nil {
 			t.Errorf("%q was accepted", bad)
 		}
-	}
-}
-
-// TestStartEngineSources: which sources startEngine serves.
-func TestReloadStartEngine(t *testing.T) {
-	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "p.rego"), []byte("package ahp.tool.before.p\n\ndeny contains \"p\" if input.tool.name == \"P\"\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	log := slog.New(slog.DiscardHandler)
-	cases := []struct {
-		name        string
-		cfg         Config
-		builtinRule bool
-		userRule    bool
-	}{
-		{"nothing: the built-in library", Config{}, true, false},
-		{"--policy alone", Config{Policy: []string{dir}}, false, true},
-		{"--policy --with-builtin", Config{Policy: []string{dir}, WithBuiltin: true}, true, true},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			c.cfg.EvalTimeout = time.Second
-			var events []bundles.Event
-			eng, rl, err := startEngine(context.Background(), c.cfg, log, false, true, func(ev bundles.Event) { events = append(events, ev) }, nil, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer rl.Stop()
-			rules := strings.Join(eng.Snapshot().Rules, " ")
-			if strings.Contains(rules, "builtin") != c.builtinRule || strings.Contains(rules, ".p.deny") != c.userRule {
-				t.Errorf("rules %s", rules)
-			}
-			if len(events) != 1 || events[0].Outcome != bundles.Activated || !rl.Status().Ready() {
-				t.Errorf("events %+v, status %+v", events, rl.Status())
-			}
-		})
 	}
 }

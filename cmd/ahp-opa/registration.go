@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ahp-opa/ahp-opa/engine"
+	"github.com/ahp-opa/ahp-opa/internal/config"
 	"github.com/ahp-opa/ahp-opa/internal/daemon"
 	"github.com/ahp-opa/ahp-opa/transport"
 )
@@ -152,7 +153,7 @@ file.`,
 	fs.StringVar(&o.command, "command", "", "stdio command; default: this executable (with --client: ahp-opa-hook next to it, else on PATH)")
 	fs.BoolVar(&o.client, "client", false, "per_event through the small ahp-opa-hook client and the warm decision daemon")
 	fs.StringVar(&o.url, "url", "", "HTTP endpoint, e.g. https://policy.example.com:8443/ahp")
-	fs.StringVar(&o.tokenEnv, "token-env", defaultTokenEnv,
+	fs.StringVar(&o.tokenEnv, "token-env", config.DefaultTokenEnv,
 		`environment variable the harness reads the bearer token from; "" when the endpoint needs none`)
 	fs.StringVar(&o.failurePolicy, "failure-policy", "", "fail-closed or fail-open (required)")
 	fs.IntVar(&o.timeoutMs, "timeout-ms", 0,

@@ -12,6 +12,7 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
+	"github.com/ahp-opa/ahp-opa/internal/config"
 	"github.com/ahp-opa/ahp-opa/internal/testkit"
 )
 
@@ -155,7 +156,7 @@ func TestRegistrationValidates(t *testing.T) {
 			name:      "http with tokenEnv",
 			args:      []string{"--transport", "http", "--url", "https://policy.example.com:8443/ahp", "--failure-policy", "fail-closed"},
 			transport: map[string]any{"type": "http", "url": "https://policy.example.com:8443/ahp"},
-			auth:      defaultTokenEnv, timeout: defaultTimeoutMs, policy: "fail-closed",
+			auth:      config.DefaultTokenEnv, timeout: defaultTimeoutMs, policy: "fail-closed",
 			observe: []any{"tool.after", "session.start", "session.end"},
 		},
 		{
@@ -177,7 +178,7 @@ func TestRegistrationValidates(t *testing.T) {
 			name:      "plain http to a remote host warns",
 			args:      []string{"--transport", "http", "--url", "http://10.0.0.8:8080/ahp", "--failure-policy", "fail-closed", "--observe", ""},
 			transport: map[string]any{"type": "http"},
-			auth:      defaultTokenEnv, timeout: defaultTimeoutMs, policy: "fail-closed",
+			auth:      config.DefaultTokenEnv, timeout: defaultTimeoutMs, policy: "fail-closed",
 			warning: "B-HTTP-6",
 		},
 		{

@@ -9,7 +9,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ahp-opa/ahp-opa/internal/audit"
+	"github.com/ahp-opa/ahp-opa/internal/config"
 	"github.com/ahp-opa/ahp-opa/internal/rollout"
+	"github.com/ahp-opa/ahp-opa/internal/service"
 )
 
 // exitChanged is replay's exit status when decisions changed, so that a CI
@@ -43,7 +45,7 @@ Exit status: 0 when no decision changed, 3 when some did, 1 on error.`,
 			if format != "text" && format != "json" {
 				return fmt.Errorf("--format %q: want text or json", format)
 			}
-			cfg, err := loadConfig(withoutFlags(cmd.Flags(), "format", "max-changed", "max-rules"), configPath, os.Environ)
+			cfg, err := config.Load(withoutFlags(cmd.Flags(), "format", "max-changed", "max-rules"), configPath, os.Environ)
 			if err != nil {
 				return err
 			}
@@ -64,11 +66,12 @@ Exit status: 0 when no decision changed, 3 when some did, 1 on error.`,
 			}
 			defer f.Close()
 			facts := audit.NewReplayFacts(cfg.Audit.SessionTTL)
-			eng, rl, err := startEngine(cmd.Context(), cfg, log, false, true, nil, facts, nil)
+			svc, err := service.New(cmd.Context(), cfg, service.Options{Logger: log, WaitRemote: true, Facts: facts})
 			if err != nil {
 				return err
 			}
-			defer rl.Stop()
+			defer svc.Close()
+			eng := svc.Engine()
 			red, err := audit.NewRedactor(cfg.Audit.Redact)
 			if err != nil {
 				return fmt.Errorf("configuration: %w", err)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/ahp-opa/ahp-opa/bundles"
 	"github.com/ahp-opa/ahp-opa/engine"
+	"github.com/ahp-opa/ahp-opa/internal/config"
 )
 
 // TestRuleSettings reads on_rule_error and shadow from each source and
@@ -44,7 +45,7 @@ func TestRuleSettings(t *testing.T) {
 				}
 				path = cfgFile
 			}
-			cfg, err := loadConfig(policyFlags(t, tt.flags...), path, func() []string { return tt.env })
+			cfg, err := config.Load(policyFlags(t, tt.flags...), path, func() []string { return tt.env })
 			if tt.err != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.err) {
 					t.Fatalf("error %v, want %q", err, tt.err)

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/ahp-opa/ahp-opa/engine"
+	"github.com/ahp-opa/ahp-opa/internal/config"
 	"github.com/ahp-opa/ahp-opa/internal/testkit"
 )
 
@@ -75,7 +76,7 @@ func TestStrictConfig(t *testing.T) {
 			if tc.doc != "" {
 				path = writeConfig(t, tc.doc)
 			}
-			_, err := loadConfig(serveFlagSet(t, tc.args...), path, func() []string { return tc.env })
+			_, err := config.Load(serveFlagSet(t, tc.args...), path, func() []string { return tc.env })
 			if err == nil {
 				t.Fatal("accepted")
 			}
@@ -83,8 +84,8 @@ func TestStrictConfig(t *testing.T) {
 			if !strings.HasPrefix(err.Error(), want) {
 				t.Errorf("error\n got %s\nwant %s", err, want)
 			}
-			if errors.Is(err, ErrUnknownKey) != tc.unknown {
-				t.Errorf("errors.Is(ErrUnknownKey) = %v", !tc.unknown)
+			if errors.Is(err, config.ErrUnknownKey) != tc.unknown {
+				t.Errorf("errors.Is(config.ErrUnknownKey) = %v", !tc.unknown)
 			}
 		})
 	}
@@ -104,7 +105,7 @@ library:
   mcp_allowlist: [a/*]
   protected_paths: [~/policy/**]
 `
-	cfg, err := loadConfig(serveFlagSet(t, "--log-level=warn"), writeConfig(t, doc),
+	cfg, err := config.Load(serveFlagSet(t, "--log-level=warn"), writeConfig(t, doc),
 		func() []string { return []string{"AHP_OPA_AUDIT__FILE__MAX_BACKUPS=3", "AHP_OPA_TOKEN=x"} })
 	if err != nil {
 		t.Fatal(err)
@@ -126,7 +127,7 @@ func FuzzConfigLoad(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, doc string) {
 		path := writeConfig(t, doc)
-		_, err := loadConfig(serveFlagSet(t), path, func() []string { return nil })
+		_, err := config.Load(serveFlagSet(t), path, func() []string { return nil })
 		if err == nil {
 			return
 		}
@@ -160,7 +161,7 @@ func TestConfigKeysDocumented(t *testing.T) {
 			documented[m[1]] = true
 		}
 	}
-	leaves, _, _ := configKeys()
+	leaves, _, _ := config.Keys()
 	known := map[string]bool{}
 	for _, key := range leaves {
 		known[key] = true
@@ -176,7 +177,7 @@ func TestConfigKeysDocumented(t *testing.T) {
 
 	cmd := serveCommand()
 	fs := cmd.Flags()
-	for name, key := range flagNames(fs) {
+	for name, key := range config.FlagNames(fs) {
 		if name != "config" && name != "help" && !known[key] {
 			t.Errorf("serve flag --%s sets %s, which is not a configuration key", name, key)
 		}
@@ -188,7 +189,7 @@ func TestConfigKeysDocumented(t *testing.T) {
 		t.Fatal(err)
 	}
 	flagged := map[string]bool{}
-	for _, key := range flagNames(fs) {
+	for _, key := range config.FlagNames(fs) {
 		flagged[key] = true
 	}
 	for _, key := range leaves {

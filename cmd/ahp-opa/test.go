@@ -20,6 +20,7 @@ import (
 
 	"github.com/ahp-opa/ahp-opa/bundles"
 	"github.com/ahp-opa/ahp-opa/engine"
+	"github.com/ahp-opa/ahp-opa/internal/config"
 )
 
 type testOptions struct {
@@ -80,7 +81,7 @@ and failed expressions; --explain picks fails, full, notes or debug);
 			}
 			// Only the configuration's policy_limits apply: the tests
 			// are held to the limits serve would load the policy with.
-			cfg, err := loadConfig(pflag.NewFlagSet("test", pflag.ContinueOnError), configPath, os.Environ)
+			cfg, err := config.Load(pflag.NewFlagSet("test", pflag.ContinueOnError), configPath, os.Environ)
 			if err != nil {
 				return err
 			}

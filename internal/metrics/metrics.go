@@ -57,6 +57,7 @@ type Metrics struct {
 	obsAccepted   prometheus.Counter
 	obsDropped    *prometheus.CounterVec
 	reloads       *prometheus.CounterVec
+	configReloads *prometheus.CounterVec
 	ruleErrors    *prometheus.CounterVec
 	shadowDenies  *prometheus.CounterVec
 	ruleLabels    labelBound
@@ -147,6 +148,10 @@ func New() *Metrics {
 		Namespace: namespace, Name: "policy_reloads_total",
 		Help: "Policy activation attempts, the initial load included, by outcome: success or failure.",
 	}, []string{"outcome"})
+	m.configReloads = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Namespace: namespace, Name: "config_reloads_total",
+		Help: "Reloads of an edited configuration file, by outcome: success or failure (the last good configuration stays).",
+	}, []string{"outcome"})
 	m.ruleErrors = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Namespace: namespace, Name: "rule_errors_total",
 		Help: "Deny rule sets that failed to evaluate for an event, by rule (e.g. ahp.tool.before.team.deny).",
@@ -166,7 +171,7 @@ func New() *Metrics {
 	}
 	m.reg.MustRegister(
 		m.decisions, m.latency, m.errors, m.httpResponses, m.overloaded,
-		m.obsAccepted, m.obsDropped, m.reloads, m.ruleErrors, m.shadowDenies,
+		m.obsAccepted, m.obsDropped, m.reloads, m.configReloads, m.ruleErrors, m.shadowDenies,
 		prometheus.NewCounterFunc(prometheus.CounterOpts{
 			Namespace: namespace, Name: "audit_write_failures_total",
 			Help: "Audit records that could not be written.",
@@ -199,6 +204,7 @@ func New() *Metrics {
 	}
 	for _, o := range []string{ReloadSuccess, ReloadFailure} {
 		m.reloads.WithLabelValues(o)
+		m.configReloads.WithLabelValues(o)
 	}
 	m.obsDropped.WithLabelValues(DropInvalid)
 	return m
@@ -275,6 +281,15 @@ func (m *Metrics) Reload(outcome string) {
 		return
 	}
 	m.reloads.WithLabelValues(outcome).Inc()
+}
+
+// ConfigReload records a reload of the configuration file: ReloadSuccess
+// or ReloadFailure.
+func (m *Metrics) ConfigReload(outcome string) {
+	if m == nil {
+		return
+	}
+	m.configReloads.WithLabelValues(outcome).Inc()
 }
 
 // maxRuleLabels bounds the distinct rule label values: a policy can build

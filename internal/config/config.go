@@ -1,4 +1,7 @@
-package main
+// Package config reads the configuration of ahp-opa: defaults, a YAML
+// file, AHP_OPA_* environment variables and command-line flags, merged
+// with strict checks so that a misspelt key is an error, not a default.
+package config
 
 import (
 	"errors"
@@ -21,9 +24,9 @@ import (
 	"github.com/ahp-opa/ahp-opa/transport"
 )
 
-// envPrefix starts every environment variable that configures ahp-opa:
+// EnvPrefix starts every environment variable that configures ahp-opa:
 // AHP_OPA_LOG_LEVEL sets log_level.
-const envPrefix = "AHP_OPA_"
+const EnvPrefix = "AHP_OPA_"
 
 // Config is the whole configuration. Sources apply in this order, later
 // ones winning: defaults, the YAML file (--config), AHP_OPA_* environment
@@ -65,7 +68,8 @@ var flagKeys = map[string]string{
 	"no-daemon": "hook.no_daemon",
 }
 
-func defaultConfig() Config {
+// Default is the configuration before any source applies.
+func Default() Config {
 	return Config{
 		LogLevel:        "info",
 		LogFormat:       "auto",
@@ -74,21 +78,23 @@ func defaultConfig() Config {
 		MaxInputBytes:   transport.DefaultMaxInputBytes,
 		Concurrency:     2,
 		OnRuleError:     string(engine.RuleErrorDeny),
-		HTTPConfig:      defaultHTTPConfig(),
-		PolicySources:   defaultPolicySources(),
-		Hook:            defaultHookConfig(),
+		HTTPConfig:      DefaultHTTP(),
+		PolicySources:   DefaultPolicySources(),
+		Hook:            DefaultHook(),
 	}
 }
 
-// loadConfig merges the configuration sources for a command whose flags
-// are fs. configPath is the --config value ("" for none).
-func loadConfig(fs *pflag.FlagSet, configPath string, environ func() []string) (Config, error) {
+// Load merges the configuration sources for a command whose flags are fs
+// (nil for none). configPath is the --config value ("" for none); environ
+// lists the environment (os.Environ). Load can be called again to follow
+// an edited file: it reads every source afresh.
+func Load(fs *pflag.FlagSet, configPath string, environ func() []string) (Config, error) {
 	k := koanf.New(".")
 	lines := map[string]int{}      // config file key -> line
 	fromEnv := map[string]string{} // key -> environment variable that set it
 	var unknownEnv []string
 	if configPath != "" {
-		doc, err := configFile(configPath).ReadBytes()
+		doc, err := ReadFile(configPath)
 		if err != nil {
 			if _, ok := errors.AsType[*pathread.Error](err); ok {
 				return Config{}, fmt.Errorf("config file %w", err) // it names the path
@@ -103,12 +109,12 @@ func loadConfig(fs *pflag.FlagSet, configPath string, environ func() []string) (
 		}
 	}
 	err := k.Load(env.Provider(".", env.Opt{
-		Prefix:      envPrefix,
+		Prefix:      EnvPrefix,
 		EnvironFunc: environ,
 		TransformFunc: func(key, value string) (string, any) {
 			// A double underscore nests: AHP_OPA_AUDIT__FILE__PATH is audit.file.path.
 			name := key
-			key = strings.ReplaceAll(strings.ToLower(strings.TrimPrefix(key, envPrefix)), "__", ".")
+			key = strings.ReplaceAll(strings.ToLower(strings.TrimPrefix(key, EnvPrefix)), "__", ".")
 			if key != "token" && !keyKnown(key) {
 				unknownEnv = append(unknownEnv, name)
 				return "", nil
@@ -129,26 +135,28 @@ func loadConfig(fs *pflag.FlagSet, configPath string, environ func() []string) (
 	if len(unknownEnv) > 0 {
 		slices.Sort(unknownEnv)
 		name := unknownEnv[0]
-		leaves, _, _ := configKeys()
+		leaves, _, _ := Keys()
 		var names []string
 		for _, l := range leaves {
-			names = append(names, envKeyName(l))
+			names = append(names, EnvKeyName(l))
 		}
 		return Config{}, fmt.Errorf("%w: environment variable %s is not a setting%s", ErrUnknownKey, name, suggest.DidYouMean(name, names))
 	}
-	err = k.Load(posflag.ProviderWithFlag(fs, ".", k, func(f *pflag.Flag) (string, any) {
-		if f.Name == "config" || f.Name == "help" {
-			return "", nil
+	if fs != nil {
+		err = k.Load(posflag.ProviderWithFlag(fs, ".", k, func(f *pflag.Flag) (string, any) {
+			if f.Name == "config" || f.Name == "help" {
+				return "", nil
+			}
+			if key, ok := flagKeys[f.Name]; ok {
+				return key, posflag.FlagVal(fs, f)
+			}
+			return strings.ReplaceAll(f.Name, "-", "_"), posflag.FlagVal(fs, f)
+		}), nil)
+		if err != nil {
+			return Config{}, fmt.Errorf("flags: %w", err)
 		}
-		if key, ok := flagKeys[f.Name]; ok {
-			return key, posflag.FlagVal(fs, f)
-		}
-		return strings.ReplaceAll(f.Name, "-", "_"), posflag.FlagVal(fs, f)
-	}), nil)
-	if err != nil {
-		return Config{}, fmt.Errorf("flags: %w", err)
 	}
-	cfg := defaultConfig()
+	cfg := Default()
 	err = k.UnmarshalWithConf("", &cfg, koanf.UnmarshalConf{DecoderConfig: &mapstructure.DecoderConfig{
 		DecodeHook: mapstructure.ComposeDecodeHookFunc(
 			mapstructure.StringToTimeDurationHookFunc(),
@@ -161,7 +169,7 @@ func loadConfig(fs *pflag.FlagSet, configPath string, environ func() []string) (
 	}})
 	where := func(key string) string {
 		if fs != nil {
-			for name, f := range flagNames(fs) {
+			for name, f := range FlagNames(fs) {
 				if f == key && fs.Changed(name) {
 					return "flag --" + name
 				}
@@ -181,11 +189,11 @@ func loadConfig(fs *pflag.FlagSet, configPath string, environ func() []string) (
 	if err := checkLibrary(cfg.Library, where); err != nil {
 		return Config{}, err
 	}
-	return cfg, cfg.validate()
+	return cfg, cfg.Validate()
 }
 
-// flagNames maps each flag of fs to its configuration key.
-func flagNames(fs *pflag.FlagSet) map[string]string {
+// FlagNames maps each flag of fs to its configuration key.
+func FlagNames(fs *pflag.FlagSet) map[string]string {
 	out := map[string]string{}
 	fs.VisitAll(func(f *pflag.Flag) {
 		if key, ok := flagKeys[f.Name]; ok {
@@ -205,7 +213,9 @@ func (b bytesProvider) Read() (map[string]any, error) {
 	return nil, errors.New("bytesProvider needs a parser")
 }
 
-func (c Config) validate() error {
+// Validate checks the values that no type expresses: ranges, choices, and
+// settings that go together.
+func (c Config) Validate() error {
 	switch {
 	case c.EvalTimeout <= 0:
 		return fmt.Errorf("configuration: eval_timeout must be positive, got %s", c.EvalTimeout)
@@ -228,14 +238,28 @@ func (c Config) validate() error {
 	return c.HTTPConfig.validate()
 }
 
-// configFile is a koanf provider for the --config file, read with bounds:
-// a FIFO or device named by mistake is refused rather than waited on.
-type configFile string
-
-func (c configFile) ReadBytes() ([]byte, error) {
-	return pathread.Read(string(c), pathread.Limits{})
+// ReadFile reads the --config file with bounds: a FIFO or device named by
+// mistake is refused rather than waited on, and a huge file is refused
+// rather than read whole.
+func ReadFile(path string) ([]byte, error) {
+	return pathread.Read(path, pathread.Limits{})
 }
 
-func (c configFile) Read() (map[string]any, error) {
-	return nil, errors.New("config file: raw read not supported")
+// Source is where a configuration comes from: a command's flags, its
+// --config file and the environment. Load reads them all again, so that a
+// service can follow an edited file with the flags and variables it
+// started with.
+type Source struct {
+	Flags   *pflag.FlagSet
+	Path    string          // the --config file; "" for none
+	Environ func() []string // nil: no environment variables
+}
+
+// Load merges the sources (see Load).
+func (s Source) Load() (Config, error) {
+	environ := s.Environ
+	if environ == nil {
+		environ = func() []string { return nil }
+	}
+	return Load(s.Flags, s.Path, environ)
 }

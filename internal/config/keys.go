@@ -1,4 +1,4 @@
-package main
+package config
 
 import (
 	"bytes"
@@ -22,12 +22,12 @@ import (
 // bad value.
 var ErrUnknownKey = errors.New("unknown key")
 
-// configKeys lists every key of Config, dotted ("audit.file.path"), derived
+// Keys lists every key of Config, dotted ("audit.file.path"), derived
 // from the koanf tags so that a new field is a new key with no other change.
 // open holds the keys whose contents are free-form (maps handed on as they
 // are, such as bundles or library), which are not checked below themselves
 // here.
-func configKeys() (leaves []string, sections, open map[string]bool) {
+func Keys() (leaves []string, sections, open map[string]bool) {
 	sections, open = map[string]bool{}, map[string]bool{}
 	var walk func(t reflect.Type, prefix string)
 	walk = func(t reflect.Type, prefix string) {
@@ -65,7 +65,7 @@ func configKeys() (leaves []string, sections, open map[string]bool) {
 
 // keyKnown reports whether key is a key of Config or lies inside an open one.
 func keyKnown(key string) bool {
-	leaves, sections, open := configKeys()
+	leaves, sections, open := Keys()
 	if sections[key] {
 		return true
 	}
@@ -121,7 +121,7 @@ func checkFileKeys(path string, doc []byte, lines map[string]int) error {
 	if err != nil {
 		return fmt.Errorf("config file %s: %w", path, err)
 	}
-	leaves, sections, _ := configKeys()
+	leaves, sections, _ := Keys()
 	all := append(append([]string(nil), leaves...), mapKeys(sections)...)
 	for _, k := range keys {
 		dotted := strings.Join(k.path, ".")
@@ -173,24 +173,24 @@ func locateDecodeError(err error, where func(key string) string) error {
 	return fmt.Errorf("configuration: bad value for key %q at %s: %s", key, where(key), reason)
 }
 
-// envKeyName is the environment variable that sets key.
-func envKeyName(key string) string {
-	return envPrefix + strings.ToUpper(strings.ReplaceAll(key, ".", "__"))
+// EnvKeyName is the environment variable that sets key.
+func EnvKeyName(key string) string {
+	return EnvPrefix + strings.ToUpper(strings.ReplaceAll(key, ".", "__"))
 }
 
-// fileOnlyKeysHelp lists, for a command's help, the configuration keys that
+// FileOnlyKeysHelp lists, for a command's help, the configuration keys that
 // have no flag: they are set in the --config file or as AHP_OPA_* variables.
-func fileOnlyKeysHelp(fs *pflag.FlagSet) string {
+func FileOnlyKeysHelp(fs *pflag.FlagSet) string {
 	flagged := map[string]bool{}
-	for _, key := range flagNames(fs) {
+	for _, key := range FlagNames(fs) {
 		flagged[key] = true
 	}
 	var b strings.Builder
 	b.WriteString("\n\nConfiguration keys without a flag (--config file, or AHP_OPA_* with __ for\neach dot; docs/configuration.md lists defaults):\n")
-	leaves, _, _ := configKeys()
+	leaves, _, _ := Keys()
 	for _, key := range leaves {
 		if !flagged[key] {
-			fmt.Fprintf(&b, "  %-50s %s\n", key, envKeyName(key))
+			fmt.Fprintf(&b, "  %-50s %s\n", key, EnvKeyName(key))
 		}
 	}
 	return strings.TrimRight(b.String(), "\n")
