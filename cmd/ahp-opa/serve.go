@@ -30,7 +30,8 @@ beside it, and the native HTTP hooks of Claude Code and Copilot at POST
 /hooks/claude-code and /hooks/copilot, answered as 'ahp-opa hook' would; a bearer token (--token-file or $AHP_OPA_TOKEN) is required off
 loopback. Both bindings can run together on one engine; stdin closing then
 stops the process. Logs go to stderr. Without --policy the built-in library
-decides.`,
+decides. Policy files and the --config file are reloaded when they change
+(docs/configuration.md says which keys need a restart).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			src := config.Source{Flags: cmd.Flags(), Path: configPath, Environ: os.Environ}
