@@ -278,3 +278,51 @@ bundles:
 	}
 	p.expectCleanExit(t)
 }
+
+// TestReloadServeConfig (issue 22, a stale policy): `serve` follows its
+// --config file. A rule removed from library.disabled_rules denies within
+// the reload latency; a broken edit keeps the last good configuration and
+// is logged.
+func TestReloadServeConfig(t *testing.T) {
+	t.Parallel()
+	const rule = "dev.ahp-opa.secrets.ssh-private-key"
+	cfg := filepath.Join(t.TempDir(), "ahp-opa.yaml")
+	reloadPut(t, cfg, "library:\n  disabled_rules: ["+rule+"]\n")
+	p := startServe(t, "--config", cfg)
+	code := func(i int) string {
+		t.Helper()
+		id := fmt.Sprintf("evt-key-%d", i)
+		r := p.roundTrip(t, encode(interceptMsg(id, testkit.ShellEvent(id, "cat ~/.ssh/id_rsa"), "deny")))
+		wantID(t, r, id)
+		if r.isError {
+			t.Fatalf("error %d", r.code)
+		}
+		if d := r.denyEffect(); d != nil {
+			c, _ := d["code"].(string)
+			return c
+		}
+		return ""
+	}
+	if got := code(0); got != "" {
+		t.Fatalf("with %s disabled: deny %s", rule, got)
+	}
+	reloadPut(t, cfg, "library:\n  disabled_rules: []\n")
+	deadline := time.Now().Add(reloadSettle)
+	for i := 1; code(i) != rule; i++ {
+		if time.Now().After(deadline) {
+			t.Fatalf("the edit never took effect\nstderr:\n%s", p.stderr.String())
+		}
+		time.Sleep(20 * time.Millisecond) // polling the answers
+	}
+	reloadPut(t, cfg, "library:\n  disabled_rules: [no.such.rule]\n")
+	for !strings.Contains(p.stderr.String(), "configuration reload failed") {
+		if time.Now().After(deadline) {
+			t.Fatalf("the broken edit was not reported\nstderr:\n%s", p.stderr.String())
+		}
+		time.Sleep(20 * time.Millisecond) // polling the log
+	}
+	if got := code(-1); got != rule {
+		t.Errorf("after a broken edit: %q, want the last good configuration's deny %s", got, rule)
+	}
+	p.expectCleanExit(t)
+}

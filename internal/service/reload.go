@@ -2,7 +2,6 @@ package service
 
 import (
 	"bytes"
-	"slices"
 	"strings"
 	"time"
 
@@ -156,11 +155,4 @@ func (s *Service) reloadFailed(err error) {
 	s.Metrics.ConfigReload(metrics.ReloadFailure)
 	s.log.Error("configuration reload failed; the last good configuration stays in force",
 		"file", s.opts.Source.Path, "err", err)
-}
-
-// RestartKeys lists the configuration keys a reload does not apply, for
-// documentation and help.
-func RestartKeys() []string {
-	leaves, _, _ := config.Keys()
-	return slices.DeleteFunc(leaves, Live)
 }

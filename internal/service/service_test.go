@@ -7,7 +7,9 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -417,5 +419,30 @@ func TestSources(t *testing.T) {
 				t.Errorf("status %+v", st)
 			}
 		})
+	}
+}
+
+// TestLiveKeysDocumented: docs/configuration.md lists exactly the keys a
+// reload applies live.
+func TestLiveKeysDocumented(t *testing.T) {
+	doc, err := os.ReadFile("../../docs/configuration.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, ok := strings.Cut(string(doc), "These keys take effect live:")
+	list, _, ok2 := strings.Cut(rest, ". A new decision stack")
+	if !ok || !ok2 {
+		t.Fatal("docs/configuration.md has no list of the keys that take effect live")
+	}
+	var documented []string
+	for _, m := range regexp.MustCompile("`([a-z_.]+)`").FindAllStringSubmatch(list, -1) {
+		documented = append(documented, m[1])
+	}
+	leaves, _, _ := config.Keys()
+	for _, key := range leaves {
+		listed := slices.ContainsFunc(documented, func(d string) bool { return key == d || strings.HasPrefix(key, d+".") })
+		if listed != service.Live(key) {
+			t.Errorf("key %s: documented as live %v, applied live %v", key, listed, service.Live(key))
+		}
 	}
 }
