@@ -8,6 +8,7 @@ import (
 
 	"github.com/ahp-opa/ahp-opa/internal/redact"
 	"github.com/ahp-opa/ahp-opa/transport"
+	"github.com/ahp-opa/ahp-opa/transport/ahp"
 )
 
 // ExtensionKey is the reverse-DNS key under which a deny effect carries the
@@ -133,7 +134,7 @@ func (d Decision) Effect() transport.Effect {
 		}
 	}
 	return transport.Effect{
-		Type:       transport.EffectDeny,
+		Type:       ahp.EffectDeny,
 		Reason:     first.Reason,
 		Code:       first.Code,
 		Extensions: map[string]any{ExtensionKey: details},

@@ -16,6 +16,7 @@ import (
 	"github.com/ahp-opa/ahp-opa/bundles"
 	"github.com/ahp-opa/ahp-opa/internal/enrich"
 	"github.com/ahp-opa/ahp-opa/transport"
+	"github.com/ahp-opa/ahp-opa/transport/ahp"
 )
 
 // policy builds a Policy from file name → Rego source.
@@ -238,12 +239,12 @@ deny contains "strict" if to_number(input.tool.input.n) > 1`})
 
 	_, err = e.Intercept(context.Background(), req("A", "flow"))
 	var rpcErr *transport.Error
-	if !errors.As(err, &rpcErr) || rpcErr.Code != transport.CodeInvalidParams {
+	if !errors.As(err, &rpcErr) || rpcErr.Code != ahp.CodeInvalidParams {
 		t.Errorf("deny not advertised: %v, want -32602 (B-INT-6)", err)
 	}
 
 	_, err = e.Intercept(context.Background(), req("fail", "deny"))
-	if !errors.As(err, &rpcErr) || rpcErr.Code != transport.CodeBackendInternalError {
+	if !errors.As(err, &rpcErr) || rpcErr.Code != ahp.CodeBackendInternalError {
 		t.Fatalf("evaluation error: %v, want -32004", err)
 	}
 	if b, _ := json.Marshal(rpcErr); strings.Contains(string(b), "secret") || strings.Contains(string(b), "to_number") {
@@ -251,7 +252,7 @@ deny contains "strict" if to_number(input.tool.input.n) > 1`})
 	}
 
 	_, err = New(Options{}).Intercept(context.Background(), req("A", "deny"))
-	if !errors.As(err, &rpcErr) || rpcErr.Code != transport.CodeBackendUnavailable {
+	if !errors.As(err, &rpcErr) || rpcErr.Code != ahp.CodeBackendUnavailable {
 		t.Errorf("no policy: %v, want -32003", err)
 	}
 }

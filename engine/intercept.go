@@ -12,6 +12,7 @@ import (
 	"github.com/ahp-opa/ahp-opa/internal/enrich"
 	"github.com/ahp-opa/ahp-opa/internal/redact"
 	"github.com/ahp-opa/ahp-opa/transport"
+	"github.com/ahp-opa/ahp-opa/transport/ahp"
 )
 
 // Verdict is the answer to one intercept request together with what
@@ -132,7 +133,7 @@ func (e *Engine) answer(ctx context.Context, req *transport.InterceptRequest, d 
 	log.InfoContext(ctx, "denied", "revision", d.Revision, "code", d.Matches[0].Code, "matches", len(d.Matches))
 	// B-INT-6: a deny the harness will not enforce must not look like a
 	// clean answer; an error makes the harness apply its failure policy.
-	if !req.Advertises(transport.EffectDeny) {
+	if !req.Advertises(ahp.EffectDeny) {
 		return nil, transport.InvalidParams("the policy denies this call but the request does not advertise the deny effect")
 	}
 	return transport.NewResult(d.Effect()), nil

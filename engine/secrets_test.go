@@ -8,6 +8,7 @@ import (
 
 	"github.com/ahp-opa/ahp-opa/internal/enrich"
 	"github.com/ahp-opa/ahp-opa/internal/testkit"
+	"github.com/ahp-opa/ahp-opa/transport/ahp"
 
 	"github.com/open-policy-agent/opa/v1/ast"
 
@@ -133,7 +134,7 @@ func TestTooLargeIsDenied(t *testing.T) {
 		t.Errorf("deny %+v (revision %q)", eff, v.Decision.Revision)
 	}
 	// B-INT-6 as for any deny: not advertised, an error.
-	if v := e.Judge(context.Background(), req(4096)); v.Err == nil || v.Err.Code != transport.CodeInvalidParams {
+	if v := e.Judge(context.Background(), req(4096)); v.Err == nil || v.Err.Code != ahp.CodeInvalidParams {
 		t.Errorf("deny not advertised: %+v", v)
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"time"
 
 	"github.com/open-policy-agent/opa/v1/ast"
+
+	"github.com/ahp-opa/ahp-opa/transport/ahp"
 )
 
 // DefaultMaxInputBytes is the largest hooks/intercept message a backend
@@ -11,21 +13,6 @@ import (
 // message, up to the framing limit (DefaultMaxMessageBytes), is still read
 // whole and answered, with a deny that says it was too large to check.
 const DefaultMaxInputBytes = 4 << 20
-
-// AHP protocol constants.
-const (
-	// ProtocolVersion is the only protocol version this backend speaks (B-VER-1).
-	ProtocolVersion = "draft"
-
-	MethodIntercept = "hooks/intercept"
-	MethodObserve   = "hooks/observe"
-
-	// EventToolBefore is the only event type evaluated by hooks/intercept.
-	EventToolBefore = "tool.before"
-
-	// EffectDeny is the effect type this backend can return.
-	EffectDeny = "deny"
-)
 
 // Event is the validated view of a tool event. Object holds the whole event
 // exactly as decoded, unknown fields included, as the policy engine's
@@ -93,7 +80,7 @@ func NewResult(effects ...Effect) *InterceptResult {
 	if effects == nil {
 		effects = []Effect{}
 	}
-	return &InterceptResult{ProtocolVersion: ProtocolVersion, Effects: effects}
+	return &InterceptResult{ProtocolVersion: ahp.Version, Effects: effects}
 }
 
 // Effect is a deny effect. Its fields are the only keys a deny may carry at

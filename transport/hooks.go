@@ -11,6 +11,7 @@ import (
 	"github.com/open-policy-agent/opa/v1/ast"
 
 	"github.com/ahp-opa/ahp-opa/internal/adapters"
+	"github.com/ahp-opa/ahp-opa/transport/ahp"
 )
 
 // HookPathPrefix starts the path of the native hook endpoints: POST
@@ -45,7 +46,7 @@ func (d HookDecider) Decide(ctx context.Context, ev *adapters.Event) (adapters.D
 	if problem != "" {
 		return adapters.Decision{}, fmt.Errorf("the %s payload maps to an invalid event: %s (please report it, with the output of 'ahp-opa version')", ev.Agent, problem)
 	}
-	req := &InterceptRequest{ID: StringID(event.ID), Event: event, Effects: []string{EffectDeny}, Size: ev.Size}
+	req := &InterceptRequest{ID: StringID(event.ID), Event: event, Effects: []string{ahp.EffectDeny}, Size: ev.Size}
 	res, err := d.Interceptor.Intercept(ctx, req)
 	if err != nil {
 		return adapters.Decision{}, hookError(err)
@@ -70,9 +71,9 @@ func hookError(err error) error {
 		why = r.Reason
 	}
 	switch rpc.Code {
-	case CodeBackendUnavailable:
+	case ahp.CodeBackendUnavailable:
 		return fmt.Errorf("no decision: %s (the server log and /readyz say more)", why)
-	case CodeBackendInternalError:
+	case ahp.CodeBackendInternalError:
 		return fmt.Errorf("policy evaluation failed: %s (run the payload through 'ahp-opa eval --explain' to see why; a slow policy needs a larger eval_timeout)", why)
 	}
 	return fmt.Errorf("no decision: %s (error %d)", why, rpc.Code)
@@ -85,8 +86,8 @@ func (d HookDecider) Observe(ctx context.Context, ev *adapters.Event) error {
 		return nil
 	}
 	d.Observer.Observe(ctx, &Observation{
-		Method: MethodObserve,
-		Params: map[string]any{"protocolVersion": ProtocolVersion, "event": ev.Object},
+		Method: ahp.MethodObserve,
+		Params: map[string]any{"protocolVersion": ahp.Version, "event": ev.Object},
 		Event:  ev.Object,
 	})
 	return nil

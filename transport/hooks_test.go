@@ -10,6 +10,7 @@ import (
 
 	"github.com/ahp-opa/ahp-opa/internal/adapters"
 	"github.com/ahp-opa/ahp-opa/internal/testkit"
+	"github.com/ahp-opa/ahp-opa/transport/ahp"
 )
 
 // claudePayload is a Claude Code PreToolUse payload for a tool named tool.
@@ -64,7 +65,7 @@ func TestHookDecider(t *testing.T) {
 				t.Fatalf("interceptor asked %d times", len(f.seen))
 			}
 			req := f.seen[0]
-			if !req.Advertises(EffectDeny) || req.Size != len(claudePayload(tt.tool)) || req.ID.String() != `"`+req.Event.ID+`"` {
+			if !req.Advertises(ahp.EffectDeny) || req.Size != len(claudePayload(tt.tool)) || req.ID.String() != `"`+req.Event.ID+`"` {
 				t.Errorf("request = %+v", req)
 			}
 		})
@@ -86,7 +87,7 @@ func TestHookDeciderObserve(t *testing.T) {
 		t.Fatalf("%d observations", len(obs.got))
 	}
 	o := obs.got[0]
-	if o.Problem != "" || o.Method != MethodObserve || o.Params["protocolVersion"] != ProtocolVersion || o.Event["type"] != "tool.after" {
+	if o.Problem != "" || o.Method != ahp.MethodObserve || o.Params["protocolVersion"] != ahp.Version || o.Event["type"] != "tool.after" {
 		t.Fatalf("observation = %+v", o)
 	}
 	if err := (HookDecider{}).Observe(context.Background(), ev); err != nil {

@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"github.com/ahp-opa/ahp-opa/internal/adapters"
+	"github.com/ahp-opa/ahp-opa/transport/ahp"
 )
 
 // HTTP binding defaults.
@@ -413,7 +414,7 @@ func (ex *exchange) respond(resp *Response) {
 	status, code := http.StatusOK, 0
 	if resp.Error != nil {
 		code = resp.Error.Code
-		if resp.ID.IsNull() && (code == CodeParseError || code == CodeInvalidRequest) {
+		if resp.ID.IsNull() && (code == ahp.CodeParseError || code == ahp.CodeInvalidRequest) {
 			status = http.StatusBadRequest
 		}
 	}
@@ -423,7 +424,7 @@ func (ex *exchange) respond(resp *Response) {
 	if err != nil {
 		// Only a handler bug gets here; the harness still needs an answer.
 		ex.h.log.Error("http: encoding response failed", "id", resp.ID.String(), "err", err)
-		code = CodeBackendInternalError
+		code = ahp.CodeBackendInternalError
 		b, _ = (&Response{ID: resp.ID, Error: InternalError("")}).AppendJSON((*buf)[:0])
 	}
 	*buf = b

@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/ahp-opa/ahp-opa/internal/testkit"
+	"github.com/ahp-opa/ahp-opa/transport/ahp"
 )
 
 // Tests of the HTTP binding. Rule ids refer to ../shared/ahp/PROTOCOL.md.
@@ -134,7 +135,7 @@ func (r httpReply) rpc(t *testing.T) (id string, code int, denied bool) {
 	if v.Error != nil {
 		return string(v.ID), v.Error.Code, false
 	}
-	if v.Result.ProtocolVersion != ProtocolVersion || v.Result.Effects == nil {
+	if v.Result.ProtocolVersion != ahp.Version || v.Result.Effects == nil {
 		t.Fatalf("result lacks protocolVersion or effects (B-VER-3, B-EFF-1): %s", r.body)
 	}
 	return string(v.ID), 0, len(v.Result.Effects) > 0
@@ -205,21 +206,21 @@ func TestHTTPStatuses(t *testing.T) {
 		{name: "invalid notification gets no error (B-OBS-1)", body: `{"jsonrpc":"2.0","method":"hooks/observe"}`, status: 202},
 		{name: "intercept without id is a notification (B-RPC-4)", body: `{"jsonrpc":"2.0","method":"hooks/intercept","params":{}}`, status: 202},
 
-		{name: "unparseable JSON", body: `{"jsonrpc":`, status: 400, id: "null", code: CodeParseError},
-		{name: "empty body", body: ``, status: 400, id: "null", code: CodeParseError},
-		{name: "not UTF-8", body: "{\"a\":\"\xff\"}", status: 400, id: "null", code: CodeParseError},
-		{name: "two objects", body: req + req, status: 400, id: "null", code: CodeParseError},
-		{name: "batch (B-RPC-1)", body: `[` + req + `]`, status: 400, id: "null", code: CodeInvalidRequest},
-		{name: "null id", body: `{"jsonrpc":"2.0","id":null,"method":"hooks/intercept"}`, status: 400, id: "null", code: CodeInvalidRequest},
+		{name: "unparseable JSON", body: `{"jsonrpc":`, status: 400, id: "null", code: ahp.CodeParseError},
+		{name: "empty body", body: ``, status: 400, id: "null", code: ahp.CodeParseError},
+		{name: "not UTF-8", body: "{\"a\":\"\xff\"}", status: 400, id: "null", code: ahp.CodeParseError},
+		{name: "two objects", body: req + req, status: 400, id: "null", code: ahp.CodeParseError},
+		{name: "batch (B-RPC-1)", body: `[` + req + `]`, status: 400, id: "null", code: ahp.CodeInvalidRequest},
+		{name: "null id", body: `{"jsonrpc":"2.0","id":null,"method":"hooks/intercept"}`, status: 400, id: "null", code: ahp.CodeInvalidRequest},
 
-		{name: "unsupported version (B-VER-2)", body: strings.Replace(req, `"draft"`, `"0.1"`, 1), status: 200, id: `"e1"`, code: CodeUnsupportedProtocolVersion},
-		{name: "unsupported event (B-INT-2)", body: request(`"e1"`, strings.Replace(validEvent, "tool.before", "tool.after", 1), deny), status: 200, id: `"e1"`, code: CodeUnsupportedEvent},
-		{name: "invalid params (B-INT-5)", body: request(`"e1"`, validEvent, `{}`), status: 200, id: `"e1"`, code: CodeInvalidParams},
-		{name: "unknown method (B-RPC-5)", body: `{"jsonrpc":"2.0","id":"x","method":"hooks/capabilities"}`, status: 200, id: `"x"`, code: CodeMethodNotFound},
-		{name: "observe with id (B-OBS-7)", body: `{"jsonrpc":"2.0","id":"o1","method":"hooks/observe","params":{}}`, status: 200, id: `"o1"`, code: CodeInvalidRequest},
-		{name: "backend unavailable", body: request(`"e1"`, withTool("Busy"), deny), status: 200, id: `"e1"`, code: CodeBackendUnavailable},
-		{name: "evaluation failure", body: request(`"e1"`, withTool("Boom"), deny), status: 200, id: `"e1"`, code: CodeBackendInternalError},
-		{name: "panic becomes -32004", body: request(`"e1"`, withTool("Panic"), deny), status: 200, id: `"e1"`, code: CodeBackendInternalError},
+		{name: "unsupported version (B-VER-2)", body: strings.Replace(req, `"draft"`, `"0.1"`, 1), status: 200, id: `"e1"`, code: ahp.CodeUnsupportedProtocolVersion},
+		{name: "unsupported event (B-INT-2)", body: request(`"e1"`, strings.Replace(validEvent, "tool.before", "tool.after", 1), deny), status: 200, id: `"e1"`, code: ahp.CodeUnsupportedEvent},
+		{name: "invalid params (B-INT-5)", body: request(`"e1"`, validEvent, `{}`), status: 200, id: `"e1"`, code: ahp.CodeInvalidParams},
+		{name: "unknown method (B-RPC-5)", body: `{"jsonrpc":"2.0","id":"x","method":"hooks/capabilities"}`, status: 200, id: `"x"`, code: ahp.CodeMethodNotFound},
+		{name: "observe with id (B-OBS-7)", body: `{"jsonrpc":"2.0","id":"o1","method":"hooks/observe","params":{}}`, status: 200, id: `"o1"`, code: ahp.CodeInvalidRequest},
+		{name: "backend unavailable", body: request(`"e1"`, withTool("Busy"), deny), status: 200, id: `"e1"`, code: ahp.CodeBackendUnavailable},
+		{name: "evaluation failure", body: request(`"e1"`, withTool("Boom"), deny), status: 200, id: `"e1"`, code: ahp.CodeBackendInternalError},
+		{name: "panic becomes -32004", body: request(`"e1"`, withTool("Panic"), deny), status: 200, id: `"e1"`, code: ahp.CodeBackendInternalError},
 
 		{name: "no content type", contentType: "-", body: req, status: 415},
 		{name: "text/plain", contentType: "text/plain", body: req, status: 415},
@@ -499,7 +500,7 @@ func TestHTTPOverload(t *testing.T) {
 
 	r := post(t, c, url+"/ahp", eventRequest("c"))
 	id, code, _ := r.rpc(t)
-	if r.status != 200 || id != `"c"` || code != CodeBackendUnavailable || !bytes.Contains(r.body, []byte("overloaded")) {
+	if r.status != 200 || id != `"c"` || code != ahp.CodeBackendUnavailable || !bytes.Contains(r.body, []byte("overloaded")) {
 		t.Errorf("overloaded reply = %d %s, want 200 with -32003 for id c", r.status, r.body)
 	}
 	if r := post(t, c, url+"/ahp", observeNote(validEvent)); r.status != 202 {
@@ -521,8 +522,8 @@ func TestHTTPOverload(t *testing.T) {
 	}
 	rec.mu.Lock()
 	defer rec.mu.Unlock()
-	if rec.overloaded != 1 || rec.codes[CodeBackendUnavailable] != 1 {
-		t.Errorf("recorder: overloaded %d, -32003 answers %d; want 1 and 1", rec.overloaded, rec.codes[CodeBackendUnavailable])
+	if rec.overloaded != 1 || rec.codes[ahp.CodeBackendUnavailable] != 1 {
+		t.Errorf("recorder: overloaded %d, -32003 answers %d; want 1 and 1", rec.overloaded, rec.codes[ahp.CodeBackendUnavailable])
 	}
 	if obs.n.Load() != 1 {
 		t.Errorf("observer saw %d notifications, want 1", obs.n.Load())
@@ -634,7 +635,7 @@ func TestHTTPRecorder(t *testing.T) {
 	post(t, c, url+"/ahp", observeNote(validEvent), auth...)
 	post(t, c, url+"/ahp", eventRequest("b"))
 	for _, w := range []struct{ status, n, code, nCode int }{
-		{200, 1, 0, 0}, {400, 1, CodeParseError, 1}, {202, 1, 0, 0}, {401, 1, 0, 0},
+		{200, 1, 0, 0}, {400, 1, ahp.CodeParseError, 1}, {202, 1, 0, 0}, {401, 1, 0, 0},
 	} {
 		n, nCode := rec.get(w.status, w.code)
 		if n != w.n || (w.code != 0 && nCode != w.nCode) {
@@ -669,7 +670,7 @@ func TestPanicResponse(t *testing.T) {
 				}
 				return
 			}
-			if resp == nil || resp.Error == nil || resp.Error.Code != CodeBackendInternalError || resp.ID.String() != tt.want {
+			if resp == nil || resp.Error == nil || resp.Error.Code != ahp.CodeBackendInternalError || resp.ID.String() != tt.want {
 				t.Fatalf("got %+v, want -32004 for id %s", resp, tt.want)
 			}
 		})
@@ -933,11 +934,11 @@ func loadStep(c *http.Client, url, id string, i int) error {
 			return fmt.Errorf("want no objection: %s", b)
 		}
 	case 1:
-		if v.Result == nil || len(v.Result.Effects) != 1 || v.Result.Effects[0].Type != EffectDeny {
+		if v.Result == nil || len(v.Result.Effects) != 1 || v.Result.Effects[0].Type != ahp.EffectDeny {
 			return fmt.Errorf("want one deny: %s", b)
 		}
 	case 3:
-		if v.Error == nil || v.Error.Code != CodeInvalidParams {
+		if v.Error == nil || v.Error.Code != ahp.CodeInvalidParams {
 			return fmt.Errorf("want -32602: %s", b)
 		}
 	}

@@ -7,19 +7,8 @@ import (
 	"strings"
 
 	"github.com/open-policy-agent/opa/v1/ast"
-)
 
-// JSON-RPC 2.0 error codes, and the server-error codes AHP reserves.
-const (
-	CodeParseError     = -32700
-	CodeInvalidRequest = -32600
-	CodeMethodNotFound = -32601
-	CodeInvalidParams  = -32602
-
-	CodeUnsupportedProtocolVersion = -32001
-	CodeUnsupportedEvent           = -32002
-	CodeBackendUnavailable         = -32003
-	CodeBackendInternalError       = -32004
+	"github.com/ahp-opa/ahp-opa/transport/ahp"
 )
 
 // ID is a JSON-RPC request id: a string or an integer. It keeps its JSON
@@ -109,28 +98,28 @@ func newError(code int, message, reason string) *Error {
 }
 
 // ParseError reports a message that is not a single UTF-8 JSON object.
-func ParseError(reason string) *Error { return newError(CodeParseError, "Parse error", reason) }
+func ParseError(reason string) *Error { return newError(ahp.CodeParseError, "Parse error", reason) }
 
 // InvalidRequest reports a JSON object that is not a valid JSON-RPC request.
 func InvalidRequest(reason string) *Error {
-	return newError(CodeInvalidRequest, "Invalid request", reason)
+	return newError(ahp.CodeInvalidRequest, "Invalid request", reason)
 }
 
 // InvalidParams reports a request whose params are structurally invalid.
 func InvalidParams(reason string) *Error {
-	return newError(CodeInvalidParams, "Invalid params", reason)
+	return newError(ahp.CodeInvalidParams, "Invalid params", reason)
 }
 
 // Unavailable reports that the backend cannot evaluate right now, for
 // example because no policy is loaded yet.
 func Unavailable(reason string) *Error {
-	return newError(CodeBackendUnavailable, "Backend unavailable", reason)
+	return newError(ahp.CodeBackendUnavailable, "Backend unavailable", reason)
 }
 
 // InternalError reports that evaluation failed. The message is deliberately
 // generic: internals and inputs stay in the server's own logs.
 func InternalError(reason string) *Error {
-	return newError(CodeBackendInternalError, "Backend failed while evaluating the request", reason)
+	return newError(ahp.CodeBackendInternalError, "Backend failed while evaluating the request", reason)
 }
 
 // Response is one JSON-RPC response: a result xor an error, never both.
@@ -163,8 +152,8 @@ func (r *Response) AppendJSON(b []byte) ([]byte, error) {
 		return append(b, '}'), nil
 	}
 	b = append(b, `,"result":{"protocolVersion":`...)
-	if v := r.Result.ProtocolVersion; v == ProtocolVersion {
-		b = append(b, `"`+ProtocolVersion+`"`...)
+	if v := r.Result.ProtocolVersion; v == ahp.Version {
+		b = append(b, `"`+ahp.Version+`"`...)
 	} else {
 		q, _ := json.Marshal(v) // a string always marshals
 		b = append(b, q...)

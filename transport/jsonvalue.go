@@ -8,6 +8,8 @@ import (
 	"unicode/utf16"
 
 	"github.com/open-policy-agent/opa/v1/ast"
+
+	"github.com/ahp-opa/ahp-opa/transport/ahp"
 )
 
 // parseJSON decodes the first JSON value of data into the policy
@@ -35,9 +37,9 @@ func parseJSON(data []byte) (ast.Value, int, error) {
 var interned = func() map[string]*ast.Term {
 	m := map[string]*ast.Term{}
 	for _, s := range []string{
-		"jsonrpc", "2.0", "id", "method", "params", MethodIntercept, MethodObserve,
-		"protocolVersion", ProtocolVersion, "capabilities", "effects", EffectDeny, "event",
-		"source", "type", EventToolBefore, "tool.after", "time", "session", "cwd", "workspaceRoots",
+		"jsonrpc", "2.0", "id", "method", "params", ahp.MethodIntercept, ahp.MethodObserve,
+		"protocolVersion", ahp.Version, "capabilities", "effects", ahp.EffectDeny, "event",
+		"source", "type", ahp.EventToolBefore, ahp.EventToolAfter, "time", "session", "cwd", "workspaceRoots",
 		"tool", "name", "kind", "input", "origin", "native", "mcp", "call", "path", "callId",
 		"agent", "version", "command", "description", "file_path", "content", "old_string",
 		"new_string", "pattern", "url", "prompt", "timeout", "shell", "file_read", "file_write",

@@ -9,6 +9,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/open-policy-agent/opa/v1/ast"
+
+	"github.com/ahp-opa/ahp-opa/transport/ahp"
 )
 
 // Interceptor decides a validated tool.before request; it is called from
@@ -57,13 +59,13 @@ func (s *Server) Handle(ctx context.Context, data []byte) *Response {
 	switch method {
 	case "":
 		return &Response{ID: id, Error: InvalidRequest("method must be a non-empty string")}
-	case MethodIntercept:
+	case ahp.MethodIntercept:
 		return s.intercept(ctx, id, get(msg, "params"), len(data))
-	case MethodObserve:
+	case ahp.MethodObserve:
 		// B-OBS-7: an observe with an id is not a notification.
 		return &Response{ID: id, Error: InvalidRequest("hooks/observe is a notification and must not carry an id")}
 	default:
-		return &Response{ID: id, Error: &Error{Code: CodeMethodNotFound, Message: "Method not found"}}
+		return &Response{ID: id, Error: &Error{Code: ahp.CodeMethodNotFound, Message: "Method not found"}}
 	}
 }
 
@@ -151,11 +153,11 @@ func (s *Server) notify(ctx context.Context, msg ast.Object) {
 	switch jsonrpc, _ := getString(msg, "jsonrpc"); {
 	case jsonrpc != "2.0":
 		o.Problem = `jsonrpc must be "2.0"`
-	case o.Method != MethodObserve:
+	case o.Method != ahp.MethodObserve:
 		o.Problem = "unknown notification method"
 	case params == nil:
 		o.Problem = "params must be an object"
-	case version != ProtocolVersion:
+	case version != ahp.Version:
 		o.Problem = "unsupported protocol version"
 	case event == nil:
 		o.Problem = "params.event must be an object"

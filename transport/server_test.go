@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/open-policy-agent/opa/v1/ast"
+
+	"github.com/ahp-opa/ahp-opa/transport/ahp"
 )
 
 // fakeInterceptor denies tool "Danger", fails on "Boom", panics on
@@ -24,7 +26,7 @@ func (f *fakeInterceptor) Intercept(_ context.Context, req *InterceptRequest) (*
 func fakeDecision(req *InterceptRequest) (*InterceptResult, error) {
 	switch req.Event.Tool.Name {
 	case "Danger":
-		return NewResult(Effect{Type: EffectDeny, Reason: "no", Code: "com.example.no"}), nil
+		return NewResult(Effect{Type: ahp.EffectDeny, Reason: "no", Code: "com.example.no"}), nil
 	case "Boom":
 		return nil, errors.New("internal detail that must not leak")
 	case "Panic":
@@ -74,65 +76,65 @@ func TestHandle(t *testing.T) {
 		{name: "negative integer id", in: request(`-7`, validEvent, deny), id: `-7`},
 		{name: "string id with escapes", in: request(`"e\u0031"`, validEvent, deny), id: `"e1"`},
 		{name: "huge exponent names the field", in: request(`"e1"`, strings.Replace(validEvent, `"command":"ls"`, `"command":"ls","n":1e999999`, 1), deny),
-			id: `"e1"`, code: CodeInvalidParams, reason: "event.tool.input.n is a number out of the range a policy can evaluate"},
+			id: `"e1"`, code: ahp.CodeInvalidParams, reason: "event.tool.input.n is a number out of the range a policy can evaluate"},
 		{name: "tiny exponent deep in an array", in: request(`"e1"`, strings.Replace(validEvent, `"path"`, `"x":{"y":[1,{"z":-2.5E-999999}]},"path"`, 1), deny),
-			id: `"e1"`, code: CodeInvalidParams, reason: "event.x.y[1].z is a number out of the range a policy can evaluate"},
+			id: `"e1"`, code: ahp.CodeInvalidParams, reason: "event.x.y[1].z is a number out of the range a policy can evaluate"},
 		{name: "out-of-range number, integer id echoed exactly", in: request(`9007199254740993`, strings.Replace(validEvent, `"command":"ls"`, `"command":"ls","b":1e40000,"a":1e40000`, 1), deny),
-			id: `9007199254740993`, code: CodeInvalidParams, reason: "event.tool.input.a is a number out of the range a policy can evaluate"},
+			id: `9007199254740993`, code: ahp.CodeInvalidParams, reason: "event.tool.input.a is a number out of the range a policy can evaluate"},
 		{name: "large number within range", in: request(`"e1"`, strings.Replace(validEvent, `"command":"ls"`, `"command":"ls","n":1e400`, 1), deny), id: `"e1"`},
 		{name: "unknown fields ignored (B-RPC-6)", in: strings.Replace(request(`"e1"`, validEvent, deny), `"params"`, `"extra":{"a":1},"params"`, 1), id: `"e1"`},
 		{name: "unknown event fields ignored (B-RPC-6)", in: request(`"e1"`, strings.Replace(validEvent, `"path"`, `"turn":{"id":"t"},"gaps":[],"batch":{},"path"`, 1), deny), id: `"e1"`},
 		{name: "legacy shape evaluated (B-INT-5)", in: request(`"e1"`, `{"id":"e1","source":"urn:x","type":"tool.before","time":"2026-01-02T03:04:05Z","session":{"id":"s"},"tool":{"callId":"c","name":"Bash","kind":"shell","input":{}}}`, deny), id: `"e1"`},
 		{name: "later-draft capability blocks ignored", in: request(`"e1"`, validEvent, `{"effects":["deny","modify"],"modify":{"input":["replace"]}}`), id: `"e1"`},
 
-		{name: "not JSON (B-STDIO-5)", in: `{"jsonrpc":`, code: CodeParseError, id: "null"},
-		{name: "invalid UTF-8", in: "{\"jsonrpc\":\"2.0\",\"id\":\"\xff\"}", code: CodeParseError, id: "null"},
-		{name: "two values on one line", in: request(`"e1"`, validEvent, deny) + ` {}`, code: CodeParseError, id: "null"},
-		{name: "scalar fragment", in: `"deny"`, code: CodeParseError, id: "null"},
-		{name: "batch (B-RPC-1)", in: `[` + request(`"e1"`, validEvent, deny) + `]`, code: CodeInvalidRequest, id: "null"},
-		{name: "empty batch", in: `[]`, code: CodeInvalidRequest, id: "null"},
-		{name: "null id", in: `{"jsonrpc":"2.0","id":null,"method":"hooks/intercept"}`, code: CodeInvalidRequest, id: "null"},
-		{name: "empty string id", in: `{"jsonrpc":"2.0","id":"","method":"hooks/intercept"}`, code: CodeInvalidRequest, id: "null"},
-		{name: "fractional id", in: `{"jsonrpc":"2.0","id":1.5,"method":"hooks/intercept"}`, code: CodeInvalidRequest, id: "null"},
-		{name: "object id", in: `{"jsonrpc":"2.0","id":{},"method":"hooks/intercept"}`, code: CodeInvalidRequest, id: "null"},
-		{name: "wrong jsonrpc", in: `{"jsonrpc":"1.0","id":"e1","method":"hooks/intercept"}`, code: CodeInvalidRequest, id: `"e1"`},
-		{name: "missing method", in: `{"jsonrpc":"2.0","id":"e1"}`, code: CodeInvalidRequest, id: `"e1"`},
-		{name: "method not a string", in: `{"jsonrpc":"2.0","id":"e1","method":7}`, code: CodeInvalidRequest, id: `"e1"`},
-		{name: "method names are case-sensitive", in: `{"jsonrpc":"2.0","id":"e1","Method":"hooks/intercept"}`, code: CodeInvalidRequest, id: `"e1"`},
-		{name: "observe with id (B-OBS-7)", in: `{"jsonrpc":"2.0","id":"o1","method":"hooks/observe","params":{}}`, code: CodeInvalidRequest, id: `"o1"`},
-		{name: "unknown method (B-RPC-5)", in: `{"jsonrpc":"2.0","id":"e1","method":"hooks/capabilities","params":{"protocolVersion":"draft"}}`, code: CodeMethodNotFound, id: `"e1"`},
+		{name: "not JSON (B-STDIO-5)", in: `{"jsonrpc":`, code: ahp.CodeParseError, id: "null"},
+		{name: "invalid UTF-8", in: "{\"jsonrpc\":\"2.0\",\"id\":\"\xff\"}", code: ahp.CodeParseError, id: "null"},
+		{name: "two values on one line", in: request(`"e1"`, validEvent, deny) + ` {}`, code: ahp.CodeParseError, id: "null"},
+		{name: "scalar fragment", in: `"deny"`, code: ahp.CodeParseError, id: "null"},
+		{name: "batch (B-RPC-1)", in: `[` + request(`"e1"`, validEvent, deny) + `]`, code: ahp.CodeInvalidRequest, id: "null"},
+		{name: "empty batch", in: `[]`, code: ahp.CodeInvalidRequest, id: "null"},
+		{name: "null id", in: `{"jsonrpc":"2.0","id":null,"method":"hooks/intercept"}`, code: ahp.CodeInvalidRequest, id: "null"},
+		{name: "empty string id", in: `{"jsonrpc":"2.0","id":"","method":"hooks/intercept"}`, code: ahp.CodeInvalidRequest, id: "null"},
+		{name: "fractional id", in: `{"jsonrpc":"2.0","id":1.5,"method":"hooks/intercept"}`, code: ahp.CodeInvalidRequest, id: "null"},
+		{name: "object id", in: `{"jsonrpc":"2.0","id":{},"method":"hooks/intercept"}`, code: ahp.CodeInvalidRequest, id: "null"},
+		{name: "wrong jsonrpc", in: `{"jsonrpc":"1.0","id":"e1","method":"hooks/intercept"}`, code: ahp.CodeInvalidRequest, id: `"e1"`},
+		{name: "missing method", in: `{"jsonrpc":"2.0","id":"e1"}`, code: ahp.CodeInvalidRequest, id: `"e1"`},
+		{name: "method not a string", in: `{"jsonrpc":"2.0","id":"e1","method":7}`, code: ahp.CodeInvalidRequest, id: `"e1"`},
+		{name: "method names are case-sensitive", in: `{"jsonrpc":"2.0","id":"e1","Method":"hooks/intercept"}`, code: ahp.CodeInvalidRequest, id: `"e1"`},
+		{name: "observe with id (B-OBS-7)", in: `{"jsonrpc":"2.0","id":"o1","method":"hooks/observe","params":{}}`, code: ahp.CodeInvalidRequest, id: `"o1"`},
+		{name: "unknown method (B-RPC-5)", in: `{"jsonrpc":"2.0","id":"e1","method":"hooks/capabilities","params":{"protocolVersion":"draft"}}`, code: ahp.CodeMethodNotFound, id: `"e1"`},
 
-		{name: "missing params (B-VER-2)", in: `{"jsonrpc":"2.0","id":"e1","method":"hooks/intercept"}`, code: CodeUnsupportedProtocolVersion, id: `"e1"`},
-		{name: "missing version (B-VER-2)", in: `{"jsonrpc":"2.0","id":"e1","method":"hooks/intercept","params":{"event":` + validEvent + `}}`, code: CodeUnsupportedProtocolVersion, id: `"e1"`},
-		{name: "old version (B-VER-1)", in: strings.Replace(request(`"e1"`, validEvent, deny), `"draft"`, `"0.1"`, 1), code: CodeUnsupportedProtocolVersion, id: `"e1"`},
-		{name: "dated version (B-VER-1)", in: strings.Replace(request(`"e1"`, validEvent, deny), `"draft"`, `"2026-01-01"`, 1), code: CodeUnsupportedProtocolVersion, id: `"e1"`},
-		{name: "version before event validation (B-VER-2)", in: `{"jsonrpc":"2.0","id":"e1","method":"hooks/intercept","params":{"protocolVersion":"0.1","event":"junk"}}`, code: CodeUnsupportedProtocolVersion, id: `"e1"`},
+		{name: "missing params (B-VER-2)", in: `{"jsonrpc":"2.0","id":"e1","method":"hooks/intercept"}`, code: ahp.CodeUnsupportedProtocolVersion, id: `"e1"`},
+		{name: "missing version (B-VER-2)", in: `{"jsonrpc":"2.0","id":"e1","method":"hooks/intercept","params":{"event":` + validEvent + `}}`, code: ahp.CodeUnsupportedProtocolVersion, id: `"e1"`},
+		{name: "old version (B-VER-1)", in: strings.Replace(request(`"e1"`, validEvent, deny), `"draft"`, `"0.1"`, 1), code: ahp.CodeUnsupportedProtocolVersion, id: `"e1"`},
+		{name: "dated version (B-VER-1)", in: strings.Replace(request(`"e1"`, validEvent, deny), `"draft"`, `"2026-01-01"`, 1), code: ahp.CodeUnsupportedProtocolVersion, id: `"e1"`},
+		{name: "version before event validation (B-VER-2)", in: `{"jsonrpc":"2.0","id":"e1","method":"hooks/intercept","params":{"protocolVersion":"0.1","event":"junk"}}`, code: ahp.CodeUnsupportedProtocolVersion, id: `"e1"`},
 
-		{name: "other event type (B-INT-2)", in: request(`"e1"`, strings.Replace(validEvent, `"tool.before"`, `"tool.after"`, 1), deny), code: CodeUnsupportedEvent, id: `"e1"`},
-		{name: "event type before required fields", in: request(`"e1"`, `{"type":"session.start"}`, `{}`), code: CodeUnsupportedEvent, id: `"e1"`},
+		{name: "other event type (B-INT-2)", in: request(`"e1"`, strings.Replace(validEvent, `"tool.before"`, `"tool.after"`, 1), deny), code: ahp.CodeUnsupportedEvent, id: `"e1"`},
+		{name: "event type before required fields", in: request(`"e1"`, `{"type":"session.start"}`, `{}`), code: ahp.CodeUnsupportedEvent, id: `"e1"`},
 
-		{name: "event missing", in: `{"jsonrpc":"2.0","id":"e1","method":"hooks/intercept","params":{"protocolVersion":"draft","capabilities":{"effects":[]}}}`, code: CodeInvalidParams, id: `"e1"`, reason: "params.event"},
-		{name: "event type missing", in: request(`"e1"`, `{"id":"e1"}`, deny), code: CodeInvalidParams, id: `"e1"`, reason: "event.type"},
-		{name: "capabilities missing (B-INT-5)", in: `{"jsonrpc":"2.0","id":"e1","method":"hooks/intercept","params":{"protocolVersion":"draft","event":` + validEvent + `}}`, code: CodeInvalidParams, id: `"e1"`, reason: "capabilities"},
-		{name: "effects missing (B-INT-5)", in: request(`"e1"`, validEvent, `{}`), code: CodeInvalidParams, id: `"e1"`, reason: "capabilities.effects"},
-		{name: "effects not strings", in: request(`"e1"`, validEvent, `{"effects":[1]}`), code: CodeInvalidParams, id: `"e1"`, reason: "capabilities.effects"},
-		{name: "input as encoded string (B-RPC-7)", in: request(`"e1"`, strings.Replace(validEvent, `{"command":"ls"}`, `"{\"command\":\"ls\"}"`, 1), deny), code: CodeInvalidParams, id: `"e1"`, reason: "tool.input"},
-		{name: "input missing", in: request(`"e1"`, strings.Replace(validEvent, `,"input":{"command":"ls"}`, ``, 1), deny), code: CodeInvalidParams, id: `"e1"`, reason: "tool.input"},
-		{name: "event id missing", in: request(`"e1"`, strings.Replace(validEvent, `"id":"e1",`, ``, 1), deny), code: CodeInvalidParams, id: `"e1"`, reason: "event.id"},
-		{name: "source missing", in: request(`"e1"`, strings.Replace(validEvent, `"source":"urn:x",`, ``, 1), deny), code: CodeInvalidParams, id: `"e1"`, reason: "event.source"},
-		{name: "time not RFC 3339", in: request(`"e1"`, strings.Replace(validEvent, `2026-01-02T03:04:05Z`, `yesterday`, 1), deny), code: CodeInvalidParams, id: `"e1"`, reason: "event.time"},
-		{name: "tool name missing", in: request(`"e1"`, strings.Replace(validEvent, `"name":"Bash",`, ``, 1), deny), code: CodeInvalidParams, id: `"e1"`, reason: "tool.name"},
-		{name: "call id missing", in: request(`"e1"`, strings.Replace(validEvent, `"call":{"id":"c1"},`, ``, 1), deny), code: CodeInvalidParams, id: `"e1"`, reason: "call.id"},
-		{name: "bad origin", in: request(`"e1"`, strings.Replace(validEvent, `"native","input"`, `"plugin","input"`, 1), deny), code: CodeInvalidParams, id: `"e1"`, reason: "tool.origin"},
-		{name: "session without id", in: request(`"e1"`, strings.Replace(validEvent, `{"id":"s1"}`, `{}`, 1), deny), code: CodeInvalidParams, id: `"e1"`, reason: "session.id"},
-		{name: "outcome on tool.before", in: request(`"e1"`, strings.Replace(validEvent, `"path"`, `"outcome":"ok","path"`, 1), deny), code: CodeInvalidParams, id: `"e1"`, reason: "outcome"},
-		{name: "id differs from event id (B-RPC-8)", in: request(`"other"`, validEvent, deny), code: CodeInvalidParams, id: `"other"`, reason: "event.id"},
+		{name: "event missing", in: `{"jsonrpc":"2.0","id":"e1","method":"hooks/intercept","params":{"protocolVersion":"draft","capabilities":{"effects":[]}}}`, code: ahp.CodeInvalidParams, id: `"e1"`, reason: "params.event"},
+		{name: "event type missing", in: request(`"e1"`, `{"id":"e1"}`, deny), code: ahp.CodeInvalidParams, id: `"e1"`, reason: "event.type"},
+		{name: "capabilities missing (B-INT-5)", in: `{"jsonrpc":"2.0","id":"e1","method":"hooks/intercept","params":{"protocolVersion":"draft","event":` + validEvent + `}}`, code: ahp.CodeInvalidParams, id: `"e1"`, reason: "capabilities"},
+		{name: "effects missing (B-INT-5)", in: request(`"e1"`, validEvent, `{}`), code: ahp.CodeInvalidParams, id: `"e1"`, reason: "capabilities.effects"},
+		{name: "effects not strings", in: request(`"e1"`, validEvent, `{"effects":[1]}`), code: ahp.CodeInvalidParams, id: `"e1"`, reason: "capabilities.effects"},
+		{name: "input as encoded string (B-RPC-7)", in: request(`"e1"`, strings.Replace(validEvent, `{"command":"ls"}`, `"{\"command\":\"ls\"}"`, 1), deny), code: ahp.CodeInvalidParams, id: `"e1"`, reason: "tool.input"},
+		{name: "input missing", in: request(`"e1"`, strings.Replace(validEvent, `,"input":{"command":"ls"}`, ``, 1), deny), code: ahp.CodeInvalidParams, id: `"e1"`, reason: "tool.input"},
+		{name: "event id missing", in: request(`"e1"`, strings.Replace(validEvent, `"id":"e1",`, ``, 1), deny), code: ahp.CodeInvalidParams, id: `"e1"`, reason: "event.id"},
+		{name: "source missing", in: request(`"e1"`, strings.Replace(validEvent, `"source":"urn:x",`, ``, 1), deny), code: ahp.CodeInvalidParams, id: `"e1"`, reason: "event.source"},
+		{name: "time not RFC 3339", in: request(`"e1"`, strings.Replace(validEvent, `2026-01-02T03:04:05Z`, `yesterday`, 1), deny), code: ahp.CodeInvalidParams, id: `"e1"`, reason: "event.time"},
+		{name: "tool name missing", in: request(`"e1"`, strings.Replace(validEvent, `"name":"Bash",`, ``, 1), deny), code: ahp.CodeInvalidParams, id: `"e1"`, reason: "tool.name"},
+		{name: "call id missing", in: request(`"e1"`, strings.Replace(validEvent, `"call":{"id":"c1"},`, ``, 1), deny), code: ahp.CodeInvalidParams, id: `"e1"`, reason: "call.id"},
+		{name: "bad origin", in: request(`"e1"`, strings.Replace(validEvent, `"native","input"`, `"plugin","input"`, 1), deny), code: ahp.CodeInvalidParams, id: `"e1"`, reason: "tool.origin"},
+		{name: "session without id", in: request(`"e1"`, strings.Replace(validEvent, `{"id":"s1"}`, `{}`, 1), deny), code: ahp.CodeInvalidParams, id: `"e1"`, reason: "session.id"},
+		{name: "outcome on tool.before", in: request(`"e1"`, strings.Replace(validEvent, `"path"`, `"outcome":"ok","path"`, 1), deny), code: ahp.CodeInvalidParams, id: `"e1"`, reason: "outcome"},
+		{name: "id differs from event id (B-RPC-8)", in: request(`"other"`, validEvent, deny), code: ahp.CodeInvalidParams, id: `"other"`, reason: "event.id"},
 
-		{name: "deny not advertised is an error (B-INT-6)", in: request(`"e1"`, withTool("Danger"), `{"effects":["flow"]}`), code: CodeInvalidParams, id: `"e1"`, reason: "deny effect"},
+		{name: "deny not advertised is an error (B-INT-6)", in: request(`"e1"`, withTool("Danger"), `{"effects":["flow"]}`), code: ahp.CodeInvalidParams, id: `"e1"`, reason: "deny effect"},
 		{name: "no objection needs no advertised deny", in: request(`"e1"`, validEvent, `{"effects":[]}`), id: `"e1"`},
-		{name: "handler failure is generic (B-ERR-2)", in: request(`"e1"`, withTool("Boom"), deny), code: CodeBackendInternalError, id: `"e1"`},
-		{name: "handler panic is recovered", in: request(`"e1"`, withTool("Panic"), deny), code: CodeBackendInternalError, id: `"e1"`},
-		{name: "handler rpc error passes through", in: request(`"e1"`, withTool("Busy"), deny), code: CodeBackendUnavailable, id: `"e1"`},
+		{name: "handler failure is generic (B-ERR-2)", in: request(`"e1"`, withTool("Boom"), deny), code: ahp.CodeBackendInternalError, id: `"e1"`},
+		{name: "handler panic is recovered", in: request(`"e1"`, withTool("Panic"), deny), code: ahp.CodeBackendInternalError, id: `"e1"`},
+		{name: "handler rpc error passes through", in: request(`"e1"`, withTool("Busy"), deny), code: ahp.CodeBackendUnavailable, id: `"e1"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -182,7 +184,7 @@ type denyUnadvertised struct{ next Interceptor }
 
 func (d denyUnadvertised) Intercept(ctx context.Context, req *InterceptRequest) (*InterceptResult, error) {
 	res, err := d.next.Intercept(ctx, req)
-	if err == nil && len(res.Effects) > 0 && !req.Advertises(EffectDeny) {
+	if err == nil && len(res.Effects) > 0 && !req.Advertises(ahp.EffectDeny) {
 		return nil, InvalidParams("the policy denies this call but the request does not advertise the deny effect")
 	}
 	return res, err

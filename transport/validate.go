@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/open-policy-agent/opa/v1/ast"
+
+	"github.com/ahp-opa/ahp-opa/transport/ahp"
 )
 
 // reverseDNS is the pattern AHP uses for effect codes and extension keys.
@@ -26,7 +28,7 @@ func parseInterceptParams(id ID, params ast.Value) (*InterceptRequest, *Error) {
 	if !ok {
 		return nil, unsupportedVersion("params must be an object carrying protocolVersion")
 	}
-	if v, ok := getString(p, "protocolVersion"); !ok || v != ProtocolVersion {
+	if v, ok := getString(p, "protocolVersion"); !ok || v != ahp.Version {
 		return nil, unsupportedVersion(`params.protocolVersion must be "draft"`)
 	}
 	ev, ok := get(p, "event").(ast.Object)
@@ -37,13 +39,13 @@ func parseInterceptParams(id ID, params ast.Value) (*InterceptRequest, *Error) {
 	if !ok {
 		return nil, InvalidParams("event.type must be a string")
 	}
-	if typ != EventToolBefore {
+	if typ != ahp.EventToolBefore {
 		return nil, &Error{
-			Code:    CodeUnsupportedEvent,
+			Code:    ahp.CodeUnsupportedEvent,
 			Message: "Unsupported event",
 			Data: ReasonData{
 				Reason:    "hooks/intercept evaluates tool.before only",
-				Supported: []string{EventToolBefore},
+				Supported: []string{ahp.EventToolBefore},
 			},
 		}
 	}
@@ -85,9 +87,9 @@ func parseInterceptParams(id ID, params ast.Value) (*InterceptRequest, *Error) {
 
 func unsupportedVersion(reason string) *Error {
 	return &Error{
-		Code:    CodeUnsupportedProtocolVersion,
+		Code:    ahp.CodeUnsupportedProtocolVersion,
 		Message: "Unsupported AHP protocol version",
-		Data:    ReasonData{Reason: reason, Supported: []string{ProtocolVersion}},
+		Data:    ReasonData{Reason: reason, Supported: []string{ahp.Version}},
 	}
 }
 

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ahp-opa/ahp-opa/transport/ahp"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -111,14 +113,14 @@ func FuzzHandle(f *testing.F) {
 // TestAppendJSONMatchesEncodingJSON: the hand-written envelope encodes a
 // response exactly as encoding/json encodes the wire structs.
 func TestAppendJSONMatchesEncodingJSON(t *testing.T) {
-	deny := Effect{Type: EffectDeny, Reason: `no <"rm"> & co` + "\n", Code: "com.example.rm",
+	deny := Effect{Type: ahp.EffectDeny, Reason: `no <"rm"> & co` + "\n", Code: "com.example.rm",
 		Extensions: map[string]any{"dev.x": map[string]any{"rules": []string{"a"}}}}
 	for _, r := range []*Response{
 		{ID: StringID("e1"), Result: NewResult()},
 		{ID: IntID(-7), Result: NewResult(deny, deny)},
 		{ID: StringID(`we"ird` + "\u2028"), Result: &InterceptResult{ProtocolVersion: "other", Effects: []Effect{}}},
 		{ID: ID{}, Error: ParseError("message is not valid JSON")},
-		{ID: StringID("e2"), Error: &Error{Code: CodeUnsupportedEvent, Message: "Unsupported event", Data: ReasonData{Supported: []string{"tool.before"}}}},
+		{ID: StringID("e2"), Error: &Error{Code: ahp.CodeUnsupportedEvent, Message: "Unsupported event", Data: ReasonData{Supported: []string{"tool.before"}}}},
 	} {
 		var want []byte
 		var err error

@@ -11,6 +11,7 @@ import (
 	"github.com/ahp-opa/ahp-opa/internal/config"
 	"github.com/ahp-opa/ahp-opa/internal/service"
 	"github.com/ahp-opa/ahp-opa/transport"
+	"github.com/ahp-opa/ahp-opa/transport/ahp"
 )
 
 // maxEvalInput bounds what eval reads: the same limit as one stdio message.
@@ -142,11 +143,11 @@ func asRequest(data []byte) ([]byte, error) {
 	return json.Marshal(map[string]any{
 		"jsonrpc": "2.0",
 		"id":      id,
-		"method":  transport.MethodIntercept,
+		"method":  ahp.MethodIntercept,
 		"params": map[string]any{
-			"protocolVersion": transport.ProtocolVersion,
+			"protocolVersion": ahp.Version,
 			"event":           msg,
-			"capabilities":    map[string]any{"effects": []string{transport.EffectDeny}},
+			"capabilities":    map[string]any{"effects": []string{ahp.EffectDeny}},
 		},
 	})
 }

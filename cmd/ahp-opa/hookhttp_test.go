@@ -21,6 +21,7 @@ import (
 	"github.com/ahp-opa/ahp-opa/internal/service"
 	"github.com/ahp-opa/ahp-opa/internal/testkit"
 	"github.com/ahp-opa/ahp-opa/transport"
+	"github.com/ahp-opa/ahp-opa/transport/ahp"
 )
 
 // servedHooks wires the service (built-in library, an auditor writing to
@@ -167,7 +168,7 @@ func TestHTTPHookFixtures(t *testing.T) {
 				t.Errorf("body\n got  %s\n want %s", got, exp)
 			}
 			kind := audit.KindObservation
-			if ev.Type == adapters.TypeToolBefore {
+			if ev.Type == ahp.EventToolBefore {
 				kind = audit.KindDecision
 			}
 			want[kind+" "+ev.Type+" "+adapters.SourcePrefix+f.Agent]++

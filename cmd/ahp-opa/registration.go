@@ -18,6 +18,7 @@ import (
 	"github.com/ahp-opa/ahp-opa/internal/config"
 	"github.com/ahp-opa/ahp-opa/internal/daemon"
 	"github.com/ahp-opa/ahp-opa/transport"
+	"github.com/ahp-opa/ahp-opa/transport/ahp"
 )
 
 // Default harness deadlines (timeoutMs). They leave room above the
@@ -36,7 +37,7 @@ const (
 // correlates decisions with. per_event registrations observe nothing by
 // default, since each notification would start a process, unless the
 // process is the small client of the warm daemon (--client).
-var defaultObserved = []string{"tool.after", "session.start", "session.end"}
+var defaultObserved = []string{ahp.EventToolAfter, ahp.EventSessionStart, ahp.EventSessionEnd}
 
 // eventSelector is an exact event name, a family wildcard or "*" (B-REG-5).
 var eventSelector = regexp.MustCompile(`^(?:\*|[a-z][a-z0-9]*\.\*|[a-z][a-z0-9]*(?:\.[a-z][a-z0-9]*)+)$`)
@@ -265,7 +266,7 @@ func (o registrationOptions) build() (*registration, []string, error) {
 			"ahp-opa's evaluation deadline (eval_timeout, default %s) fires", timeout, minSafeTimeoutMs, engine.DefaultEvalTimeout))
 	}
 	h.Subscriptions = []subscription{{
-		Events: []string{transport.EventToolBefore}, Mode: "intercept",
+		Events: []string{ahp.EventToolBefore}, Mode: "intercept",
 		TimeoutMs: timeout, FailurePolicy: o.failurePolicy, Content: content{Default: o.content},
 	}}
 	events, err := cleanEvents(observe)
@@ -277,7 +278,7 @@ func (o registrationOptions) build() (*registration, []string, error) {
 			Events: events, Mode: "observe", Content: content{Default: o.observeContent},
 		})
 	}
-	return &registration{ProtocolVersion: transport.ProtocolVersion, Hooks: []hook{h}}, warnings, nil
+	return &registration{ProtocolVersion: ahp.Version, Hooks: []hook{h}}, warnings, nil
 }
 
 // clientArgs turns the serve flags of a --client registration into

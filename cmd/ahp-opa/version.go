@@ -7,7 +7,7 @@ import (
 	"github.com/open-policy-agent/opa/v1/version"
 	"github.com/spf13/cobra"
 
-	"github.com/ahp-opa/ahp-opa/transport"
+	"github.com/ahp-opa/ahp-opa/transport/ahp"
 )
 
 func versionCommand() *cobra.Command {
@@ -23,7 +23,7 @@ func versionCommand() *cobra.Command {
 			w := cmd.OutOrStdout()
 			fmt.Fprintf(w, "ahp-opa %s\n", v)
 			fmt.Fprintf(w, "OPA %s\n", version.Version)
-			fmt.Fprintf(w, "AHP protocol %s\n", transport.ProtocolVersion)
+			fmt.Fprintf(w, "AHP protocol %s\n", ahp.Version)
 		},
 	}
 }

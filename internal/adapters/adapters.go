@@ -55,22 +55,17 @@ const SourcePrefix = "urn:ahp-opa:agent:"
 // ExtensionKey is the event extension naming the agent and its hook event.
 const ExtensionKey = "dev.ahp-opa.hook"
 
-// AHP event types a payload maps to. TypeNone is a hook event that is not
-// a tool or session boundary (Claude Code's Stop, Notification…): it is
-// answered with "no decision" and never decided.
-const (
-	TypeToolBefore   = "tool.before"
-	TypeToolAfter    = "tool.after"
-	TypeSessionStart = "session.start"
-	TypeSessionEnd   = "session.end"
-	TypeNone         = ""
-)
+// TypeNone is the Event.Type of a hook event that is not a tool or
+// session boundary (Claude Code's Stop, Notification…): it is answered
+// with "no decision" and never decided. Every other Event.Type is one of
+// the ahp.Event* types.
+const TypeNone = ""
 
 // Event is one native payload mapped to AHP.
 type Event struct {
 	Agent string // one of Names
 	Hook  string // the native hook event name, as the agent spelled it (or inferred)
-	Type  string // one of the Type constants
+	Type  string // an ahp.Event* type, or TypeNone
 	// Object is the AHP event, ready for json.Marshal or the engine: only
 	// maps, slices, strings, bools, json.Number and nil. Nil for TypeNone.
 	Object map[string]any

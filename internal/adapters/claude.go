@@ -3,6 +3,8 @@ package adapters
 import (
 	"errors"
 	"time"
+
+	"github.com/ahp-opa/ahp-opa/transport/ahp"
 )
 
 // Claude Code: PreToolUse, PostToolUse, PostToolUseFailure, SessionStart,
@@ -43,7 +45,7 @@ func parseClaudeLike(name string, p payload, hook string, now time.Time) (*Event
 			return nil, err
 		}
 		if m.hook == "PreToolUse" {
-			return m.toolEvent(TypeToolBefore, c), nil
+			return m.toolEvent(ahp.EventToolBefore, c), nil
 		}
 		c.outcome, c.elapsed = "ok", p["duration_ms"]
 		if m.hook == "PostToolUseFailure" {
@@ -54,7 +56,7 @@ func parseClaudeLike(name string, p payload, hook string, now time.Time) (*Event
 		} else if name == Codex {
 			c.outcome = codexOutcome(p["tool_response"])
 		}
-		return m.toolEvent(TypeToolAfter, c), nil
+		return m.toolEvent(ahp.EventToolAfter, c), nil
 	case "SessionStart":
 		return m.sessionStart(p.str("source"), "", p.str("permission_mode")), nil
 	case "SessionEnd":

@@ -3,6 +3,8 @@ package adapters
 import (
 	"errors"
 	"time"
+
+	"github.com/ahp-opa/ahp-opa/transport/ahp"
 )
 
 // Copilot (CLI and cloud agent): two dialects (CONTRACTS.md §5). The
@@ -69,7 +71,7 @@ func parseCopilot(p payload, hook string, now time.Time) (*Event, error) {
 	c.kind = kindOf(Copilot, tn, c.mcp != nil)
 	switch m.hook {
 	case "preToolUse":
-		return m.toolEvent(TypeToolBefore, c), nil
+		return m.toolEvent(ahp.EventToolBefore, c), nil
 	case "postToolUse":
 		c.outcome = "ok"
 		if r, ok := p["toolResult"].(map[string]any); ok {
@@ -80,5 +82,5 @@ func parseCopilot(p payload, hook string, now time.Time) (*Event, error) {
 	default:
 		c.outcome, c.errMsg = "error", p.str("error")
 	}
-	return m.toolEvent(TypeToolAfter, c), nil
+	return m.toolEvent(ahp.EventToolAfter, c), nil
 }

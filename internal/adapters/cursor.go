@@ -6,6 +6,8 @@ import (
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/ahp-opa/ahp-opa/transport/ahp"
 )
 
 // Cursor: preToolUse and the per-kind layers beforeShellExecution,
@@ -60,7 +62,7 @@ func parseCursor(p payload, hook string, now time.Time) (*Event, error) {
 		}
 		switch m.hook {
 		case "preToolUse":
-			return m.toolEvent(TypeToolBefore, c), nil
+			return m.toolEvent(ahp.EventToolBefore, c), nil
 		case "postToolUse":
 			c.outcome, c.elapsed = cursorOutcome(p.str("tool_output")), p["duration"]
 		default:
@@ -77,7 +79,7 @@ func parseCursor(p payload, hook string, now time.Time) (*Event, error) {
 				c.outcome = "cancelled"
 			}
 		}
-		return m.toolEvent(TypeToolAfter, c), nil
+		return m.toolEvent(ahp.EventToolAfter, c), nil
 	case "beforeShellExecution", "afterShellExecution":
 		// Named like preToolUse's shell tool, so one rule covers both layers.
 		c := call{name: "Shell", kind: kindShell, input: map[string]any{"command": p.str("command")}}
@@ -86,14 +88,14 @@ func parseCursor(p payload, hook string, now time.Time) (*Event, error) {
 			c.dir = d
 		}
 		if m.hook == "beforeShellExecution" {
-			return m.toolEvent(TypeToolBefore, c), nil
+			return m.toolEvent(ahp.EventToolBefore, c), nil
 		}
 		c.outcome, c.elapsed = "ok", p["duration"]
-		return m.toolEvent(TypeToolAfter, c), nil
+		return m.toolEvent(ahp.EventToolAfter, c), nil
 	case "beforeReadFile":
 		// The file's content stays in native only: rules read the path.
 		c := call{name: "Read", kind: kindFileRead, input: map[string]any{"file_path": p.str("file_path")}}
-		return m.toolEvent(TypeToolBefore, c), nil
+		return m.toolEvent(ahp.EventToolBefore, c), nil
 	case "beforeMCPExecution", "afterMCPExecution":
 		tn := p.str("tool_name")
 		if tn == "" {
@@ -101,13 +103,13 @@ func parseCursor(p payload, hook string, now time.Time) (*Event, error) {
 		}
 		c := call{name: tn, kind: kindMCP, input: p.object("tool_input"), mcp: cursorMCP(p, tn)}
 		if m.hook == "beforeMCPExecution" {
-			return m.toolEvent(TypeToolBefore, c), nil
+			return m.toolEvent(ahp.EventToolBefore, c), nil
 		}
 		c.outcome, c.elapsed = "ok", p["duration"]
-		return m.toolEvent(TypeToolAfter, c), nil
+		return m.toolEvent(ahp.EventToolAfter, c), nil
 	case "afterFileEdit":
 		c := call{name: "Edit", kind: kindFileEdit, input: map[string]any{"file_path": p.str("file_path")}, outcome: "ok"}
-		return m.toolEvent(TypeToolAfter, c), nil
+		return m.toolEvent(ahp.EventToolAfter, c), nil
 	case "sessionStart":
 		return m.sessionStart("startup", p.str("cursor_version"), ""), nil
 	case "sessionEnd":

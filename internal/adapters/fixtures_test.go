@@ -16,6 +16,7 @@ import (
 	"github.com/ahp-opa/ahp-opa/internal/adapters"
 	"github.com/ahp-opa/ahp-opa/internal/testkit"
 	"github.com/ahp-opa/ahp-opa/transport"
+	"github.com/ahp-opa/ahp-opa/transport/ahp"
 )
 
 // TestMain prints one line naming the tests that skipped for want of the
@@ -139,14 +140,14 @@ var preToolExpect = map[string]string{
 
 // eventTypes maps the native hook names of the fixtures to AHP types.
 var eventTypes = map[string]string{
-	"PreToolUse": adapters.TypeToolBefore, "BeforeTool": adapters.TypeToolBefore,
-	"preToolUse": adapters.TypeToolBefore, "beforeShellExecution": adapters.TypeToolBefore,
-	"beforeReadFile": adapters.TypeToolBefore, "beforeMCPExecution": adapters.TypeToolBefore,
-	"PostToolUse": adapters.TypeToolAfter, "PostToolUseFailure": adapters.TypeToolAfter,
-	"AfterTool": adapters.TypeToolAfter, "postToolUse": adapters.TypeToolAfter,
-	"postToolUseFailure": adapters.TypeToolAfter, "afterShellExecution": adapters.TypeToolAfter,
-	"SessionStart": adapters.TypeSessionStart, "sessionStart": adapters.TypeSessionStart,
-	"SessionEnd": adapters.TypeSessionEnd, "sessionEnd": adapters.TypeSessionEnd,
+	"PreToolUse": ahp.EventToolBefore, "BeforeTool": ahp.EventToolBefore,
+	"preToolUse": ahp.EventToolBefore, "beforeShellExecution": ahp.EventToolBefore,
+	"beforeReadFile": ahp.EventToolBefore, "beforeMCPExecution": ahp.EventToolBefore,
+	"PostToolUse": ahp.EventToolAfter, "PostToolUseFailure": ahp.EventToolAfter,
+	"AfterTool": ahp.EventToolAfter, "postToolUse": ahp.EventToolAfter,
+	"postToolUseFailure": ahp.EventToolAfter, "afterShellExecution": ahp.EventToolAfter,
+	"SessionStart": ahp.EventSessionStart, "sessionStart": ahp.EventSessionStart,
+	"SessionEnd": ahp.EventSessionEnd, "sessionEnd": ahp.EventSessionEnd,
 }
 
 // expectedAnswer reads agent's expected-output fixture (deny or
@@ -239,7 +240,7 @@ func TestFixtures(t *testing.T) {
 			if ev.Type != want || ev.Hook != f.Event {
 				t.Fatalf("mapped to %q (hook %q), want %q (hook %q)", ev.Type, ev.Hook, want, f.Event)
 			}
-			if ev.Type != adapters.TypeToolBefore {
+			if ev.Type != ahp.EventToolBefore {
 				ans := adapters.Run(context.Background(), failing{t}, f.Agent, payload, adapters.Options{})
 				stdout, exit := expectedAnswer(t, dir, f.Agent, "no-objection", "")
 				sameStdout(t, ans.Stdout, stdout)

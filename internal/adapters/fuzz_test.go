@@ -10,6 +10,7 @@ import (
 
 	"github.com/ahp-opa/ahp-opa/internal/adapters"
 	"github.com/ahp-opa/ahp-opa/internal/testkit"
+	"github.com/ahp-opa/ahp-opa/transport/ahp"
 )
 
 // fuzzDecoder checks one agent's payload decoder: it never panics, a
@@ -41,7 +42,7 @@ func fuzzDecoder(f *testing.F, agent string) {
 		ev, err := adapters.Parse(agent, payload, time.Unix(0, 0))
 		if err == nil {
 			switch ev.Type {
-			case adapters.TypeToolBefore, adapters.TypeToolAfter, adapters.TypeSessionStart, adapters.TypeSessionEnd:
+			case ahp.EventToolBefore, ahp.EventToolAfter, ahp.EventSessionStart, ahp.EventSessionEnd:
 				if _, err := json.Marshal(ev.Object); err != nil {
 					t.Fatalf("event does not encode: %v", err)
 				}

@@ -3,6 +3,8 @@ package adapters
 import (
 	"errors"
 	"time"
+
+	"github.com/ahp-opa/ahp-opa/transport/ahp"
 )
 
 // Gemini CLI: BeforeTool, AfterTool, SessionStart, SessionEnd (CONTRACTS.md
@@ -55,14 +57,14 @@ func parseGemini(p payload, hook string, now time.Time) (*Event, error) {
 			c.dir = shellDir(GeminiCLI, tn, input) // dir_path; workdir is ignored
 		}
 		if m.hook == "BeforeTool" {
-			return m.toolEvent(TypeToolBefore, c), nil
+			return m.toolEvent(ahp.EventToolBefore, c), nil
 		}
 		c.outcome = "ok"
 		if resp, ok := p["tool_response"].(map[string]any); ok && resp["error"] != nil {
 			c.outcome = "error"
 			c.errMsg = errorText(resp["error"])
 		}
-		return m.toolEvent(TypeToolAfter, c), nil
+		return m.toolEvent(ahp.EventToolAfter, c), nil
 	case "SessionStart":
 		return m.sessionStart(p.str("source"), "", ""), nil
 	case "SessionEnd":

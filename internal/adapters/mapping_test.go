@@ -12,6 +12,7 @@ import (
 
 	"github.com/ahp-opa/ahp-opa/engine"
 	"github.com/ahp-opa/ahp-opa/internal/adapters"
+	"github.com/ahp-opa/ahp-opa/transport/ahp"
 )
 
 // get reads a dotted path of a JSON-like value ("tool.mcp.server.id").
@@ -179,7 +180,7 @@ func TestCodexLocalShell(t *testing.T) {
 func TestEngineSeesAgent(t *testing.T) {
 	dir, fixtures := loadIndex(t)
 	for _, f := range fixtures {
-		if f.Kind != "input" || eventTypes[f.Event] != adapters.TypeToolBefore {
+		if f.Kind != "input" || eventTypes[f.Event] != ahp.EventToolBefore {
 			continue
 		}
 		ev, err := adapters.Parse(f.Agent, read(t, filepath.Join(dir, f.File)), time.Now())

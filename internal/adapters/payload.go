@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/ahp-opa/ahp-opa/transport/ahp"
 )
 
 // MaxPayloadBytes bounds a native payload. Cursor's beforeReadFile carries
@@ -245,24 +247,24 @@ func (m *mapped) toolEvent(typ string, c call) *Event {
 		}
 	}
 	o := m.base(typ, id)
-	origin, pathLabel := "native", "native"
+	origin, pathLabel := ahp.OriginNative, "native"
 	tool := map[string]any{"name": c.name, "kind": c.kind, "input": c.input}
 	if c.mcp != nil {
-		origin, pathLabel = "mcp", "mcp"
+		origin, pathLabel = ahp.OriginMCP, "mcp"
 		tool["mcp"] = c.mcp
 	}
 	tool["origin"] = origin
 	o["tool"] = tool
 	o["call"] = callObj
 	o["path"] = pathLabel
-	if typ == TypeToolAfter {
+	if typ == ahp.EventToolAfter {
 		o["items"] = []any{}
 		o["outcome"] = c.outcome
 		switch c.outcome {
 		case "denied":
 			o["execution"] = map[string]any{"status": "skipped", "reason": "policy"}
 		default:
-			o["execution"] = map[string]any{"status": "executed"}
+			o["execution"] = map[string]any{"status": ahp.ExecutionExecuted}
 		}
 		if c.outcome == "error" {
 			msg := c.errMsg
@@ -295,13 +297,13 @@ func (m *mapped) sessionStart(trigger, version, permissionMode string) *Event {
 	if permissionMode == "" {
 		permissionMode = "unknown"
 	}
-	o := m.base(TypeSessionStart, digest(m.agent, m.session.id, m.hook, m.time))
+	o := m.base(ahp.EventSessionStart, digest(m.agent, m.session.id, m.hook, m.time))
 	o["trigger"] = trigger
 	o["harness"] = map[string]any{"name": m.agent, "version": version}
 	o["permissionMode"] = permissionMode
 	o["manifest"] = map[string]any{}
 	o["items"] = []any{}
-	return &Event{Hook: m.hook, Type: TypeSessionStart, Object: o}
+	return &Event{Hook: m.hook, Type: ahp.EventSessionStart, Object: o}
 }
 
 // sessionEnd builds session.end from the native reason.
@@ -310,10 +312,10 @@ func (m *mapped) sessionEnd(reason, outcome string) *Event {
 	if reason == "" {
 		reason = "unknown"
 	}
-	o := m.base(TypeSessionEnd, digest(m.agent, m.session.id, m.hook, reason))
+	o := m.base(ahp.EventSessionEnd, digest(m.agent, m.session.id, m.hook, reason))
 	o["outcome"] = outcome
 	o["reason"] = reason
-	return &Event{Hook: m.hook, Type: TypeSessionEnd, Object: o}
+	return &Event{Hook: m.hook, Type: ahp.EventSessionEnd, Object: o}
 }
 
 // ensureSession gives session events, which require a session, a stable

@@ -8,6 +8,8 @@ import (
 	"log/slog"
 	"strings"
 	"time"
+
+	"github.com/ahp-opa/ahp-opa/transport/ahp"
 )
 
 // DefaultTimeout bounds one hook answer when Options.Timeout is zero: well
@@ -110,7 +112,7 @@ func Run(ctx context.Context, d Decider, agentName string, payload []byte, opts 
 		}
 		return fail(reason)
 	}
-	if ev.Type != TypeToolBefore {
+	if ev.Type != ahp.EventToolBefore {
 		if ev.Type != TypeNone {
 			observe(ctx, d, ev, log)
 		}

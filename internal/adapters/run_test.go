@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/ahp-opa/ahp-opa/internal/adapters"
+	"github.com/ahp-opa/ahp-opa/transport/ahp"
 )
 
 // preToolPayload is a minimal pre-tool payload of each agent, so the
@@ -143,7 +144,7 @@ func TestRunFailures(t *testing.T) {
 // a deny carries the policy's reason, for every agent.
 func TestRunDecides(t *testing.T) {
 	deny := deciderFunc(func(_ context.Context, ev *adapters.Event) (adapters.Decision, error) {
-		if ev.Type != adapters.TypeToolBefore || ev.Object["tool"].(map[string]any)["kind"] != "shell" {
+		if ev.Type != ahp.EventToolBefore || ev.Object["tool"].(map[string]any)["kind"] != "shell" {
 			t.Errorf("decider got %s", mustJSON(t, ev.Object))
 		}
 		return adapters.Decision{Deny: true, Reason: "No ls <here> & now.", Code: "com.example.no-ls"}, nil
@@ -308,7 +309,7 @@ func TestRunObservationNeverDenies(t *testing.T) {
 				if string(ans.Stdout) != "{}\n" || ans.Exit != 0 || ans.Stderr != "" {
 					t.Errorf("observer %s: %+v", name, ans)
 				}
-				if seen == nil || seen.Type == adapters.TypeToolBefore || seen.Type == adapters.TypeNone {
+				if seen == nil || seen.Type == ahp.EventToolBefore || seen.Type == adapters.TypeNone {
 					t.Errorf("observer %s: observed %+v", name, seen)
 				}
 			}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/ahp-opa/ahp-opa/internal/adapters"
 	"github.com/ahp-opa/ahp-opa/internal/testkit"
+	"github.com/ahp-opa/ahp-opa/transport/ahp"
 )
 
 // TestEventsMatchSchema: every tool.before, tool.after and session.end a
@@ -42,7 +43,7 @@ func TestEventsMatchSchema(t *testing.T) {
 	}
 	schemas := map[string]*jsonschema.Schema{}
 	for typ, file := range map[string]string{
-		adapters.TypeToolBefore: "tool-before", adapters.TypeToolAfter: "tool-after", adapters.TypeSessionEnd: "session-end",
+		ahp.EventToolBefore: "tool-before", ahp.EventToolAfter: "tool-after", ahp.EventSessionEnd: "session-end",
 	} {
 		if schemas[typ], err = c.Compile("https://agenthooksprotocol.org/schemas/draft/" + file + ".schema.json"); err != nil {
 			t.Fatal(err)

@@ -15,6 +15,7 @@ import (
 	"github.com/ahp-opa/ahp-opa/engine"
 	"github.com/ahp-opa/ahp-opa/internal/enrich"
 	"github.com/ahp-opa/ahp-opa/transport"
+	"github.com/ahp-opa/ahp-opa/transport/ahp"
 )
 
 // Config configures an Auditor. Zero values take the defaults below.
@@ -545,12 +546,12 @@ func (a *Auditor) observe(ob *transport.Observation) {
 	a.write(r)
 
 	switch typ {
-	case "tool.after":
+	case ahp.EventToolAfter:
 		a.correlate(r)
-		if r.Execution == "executed" {
+		if r.Execution == ahp.ExecutionExecuted {
 			a.facts.observeExecuted(r.Source, r.SessionID, r.CallID, call, now)
 		}
-	case "session.end":
+	case ahp.EventSessionEnd:
 		a.facts.end(source, r.SessionID)
 	}
 }
@@ -565,7 +566,7 @@ func (a *Auditor) correlate(after *Record) {
 		return
 	}
 	a.pending.delete(k)
-	if p.decision != DecisionDeny || after.Execution != "executed" {
+	if p.decision != DecisionDeny || after.Execution != ahp.ExecutionExecuted {
 		return
 	}
 	a.stats.anomalies.Add(1)

@@ -16,6 +16,7 @@ import (
 	"github.com/ahp-opa/ahp-opa/bundles"
 	"github.com/ahp-opa/ahp-opa/engine"
 	"github.com/ahp-opa/ahp-opa/transport"
+	"github.com/ahp-opa/ahp-opa/transport/ahp"
 )
 
 // fakeJudge denies tool "Danger" while deny is true, and counts calls.
@@ -92,7 +93,7 @@ func observation(typ, id, callID, execution string) *transport.Observation {
 		ev["outcome"] = "ok"
 		ev["execution"] = map[string]any{"status": execution}
 	}
-	return &transport.Observation{Method: transport.MethodObserve, Params: map[string]any{"event": ev}, Event: ev}
+	return &transport.Observation{Method: ahp.MethodObserve, Params: map[string]any{"event": ev}, Event: ev}
 }
 
 func newAuditor(t *testing.T, cfg Config, w Writer) *Auditor {
@@ -133,7 +134,7 @@ func TestDecisionRecords(t *testing.T) {
 	}
 	_, err = in.Intercept(ctx, newReq("e3", "Fail", "ls"))
 	var rpcErr *transport.Error
-	if !errors.As(err, &rpcErr) || rpcErr.Code != transport.CodeBackendInternalError {
+	if !errors.As(err, &rpcErr) || rpcErr.Code != ahp.CodeBackendInternalError {
 		t.Fatalf("error passes through: %v", err)
 	}
 	flush(t, a)

@@ -10,6 +10,7 @@ import (
 	"github.com/open-policy-agent/opa/v1/ast"
 
 	"github.com/ahp-opa/ahp-opa/engine"
+	"github.com/ahp-opa/ahp-opa/transport/ahp"
 )
 
 // Call is what a classifier says about one tool call.
@@ -151,9 +152,9 @@ func (f *Facts) Apply(r *Record, c Call) {
 	switch {
 	case r.Kind == KindDecision:
 		f.observeDecision(r.Source, r.SessionID, r.CallID, r.Decision, c, r.Time)
-	case r.Kind == KindObservation && r.EventType == "tool.after" && r.Execution == "executed":
+	case r.Kind == KindObservation && r.EventType == ahp.EventToolAfter && r.Execution == ahp.ExecutionExecuted:
 		f.observeExecuted(r.Source, r.SessionID, r.CallID, c, r.Time)
-	case r.Kind == KindObservation && r.EventType == "session.end":
+	case r.Kind == KindObservation && r.EventType == ahp.EventSessionEnd:
 		f.end(r.Source, r.SessionID)
 	}
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/ahp-opa/ahp-opa/internal/testkit"
 	"github.com/ahp-opa/ahp-opa/transport"
+	"github.com/ahp-opa/ahp-opa/transport/ahp"
 )
 
 const oneRecord = `{"time":"2026-01-02T03:04:05Z","kind":"decision","event_id":"old","decision":"allow"}` + "\n"
@@ -308,7 +309,7 @@ func TestClosedPipeKeepsDeciding(t *testing.T) {
 				res, err := ic.Intercept(context.Background(), newReq(fmt.Sprint("e", i), "Danger", "x"))
 				if required {
 					var je *transport.Error
-					if !errors.As(err, &je) || je.Code != transport.CodeBackendUnavailable ||
+					if !errors.As(err, &je) || je.Code != ahp.CodeBackendUnavailable ||
 						!strings.Contains(je.Error(), "could not be written, and audit.required is set") {
 						t.Fatalf("required: %+v, %v; want -32003 naming audit.required", res, err)
 					}

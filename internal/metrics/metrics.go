@@ -22,6 +22,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/ahp-opa/ahp-opa/transport"
+	"github.com/ahp-opa/ahp-opa/transport/ahp"
 )
 
 // namespace prefixes every metric name.
@@ -425,14 +426,14 @@ func (i *interceptor) Intercept(ctx context.Context, req *transport.InterceptReq
 func outcomeOf(res *transport.InterceptResult, err error) string {
 	if err != nil {
 		var rpcErr *transport.Error
-		if errors.As(err, &rpcErr) && rpcErr.Code == transport.CodeBackendUnavailable {
+		if errors.As(err, &rpcErr) && rpcErr.Code == ahp.CodeBackendUnavailable {
 			return OutcomeUnavailable
 		}
 		return OutcomeError
 	}
 	if res != nil {
 		for _, e := range res.Effects {
-			if e.Type == transport.EffectDeny {
+			if e.Type == ahp.EffectDeny {
 				return OutcomeDeny
 			}
 		}

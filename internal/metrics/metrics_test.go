@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/ahp-opa/ahp-opa/transport"
+	"github.com/ahp-opa/ahp-opa/transport/ahp"
 )
 
 // scrape returns the text exposition of m.
@@ -39,7 +40,7 @@ type fakeInterceptor struct{}
 func (fakeInterceptor) Intercept(_ context.Context, req *transport.InterceptRequest) (*transport.InterceptResult, error) {
 	switch req.Event.Tool.Name {
 	case "deny":
-		return transport.NewResult(transport.Effect{Type: transport.EffectDeny, Reason: "no"}), nil
+		return transport.NewResult(transport.Effect{Type: ahp.EffectDeny, Reason: "no"}), nil
 	case "busy":
 		return nil, transport.Unavailable("no policy")
 	case "fail":
@@ -91,8 +92,8 @@ func (f observerFunc) Observe(_ context.Context, o *transport.Observation) { f(o
 func TestHTTPAndOperationalCounters(t *testing.T) {
 	m := New()
 	m.Answered(200, 0)
-	m.Answered(200, transport.CodeBackendUnavailable)
-	m.Answered(400, transport.CodeParseError)
+	m.Answered(200, ahp.CodeBackendUnavailable)
+	m.Answered(400, ahp.CodeParseError)
 	m.Answered(401, 0)
 	m.Overloaded()
 	m.Reload(ReloadSuccess)

@@ -11,6 +11,7 @@ import (
 	"github.com/ahp-opa/ahp-opa/engine"
 	"github.com/ahp-opa/ahp-opa/internal/audit"
 	"github.com/ahp-opa/ahp-opa/transport"
+	"github.com/ahp-opa/ahp-opa/transport/ahp"
 )
 
 // fixedJudge is a live policy that always gives the same verdict.
@@ -56,7 +57,7 @@ func request(id string) *transport.InterceptRequest {
 	return &transport.InterceptRequest{
 		Event: transport.Event{ID: id, Source: "urn:test", Type: "tool.before", SessionID: "s1", CallID: "c-" + id,
 			Tool: transport.Tool{Name: "Bash"}, Object: ast.MustInterfaceToValue(map[string]any{"id": id}).(ast.Object)},
-		Effects: []string{transport.EffectDeny},
+		Effects: []string{ahp.EffectDeny},
 	}
 }
 

@@ -18,6 +18,7 @@ import (
 	"github.com/ahp-opa/ahp-opa/internal/audit"
 	"github.com/ahp-opa/ahp-opa/internal/enrich"
 	"github.com/ahp-opa/ahp-opa/transport"
+	"github.com/ahp-opa/ahp-opa/transport/ahp"
 )
 
 // Defaults of ReplayOptions.
@@ -224,7 +225,7 @@ func replayLine(ctx context.Context, line []byte, judge Judge, opts *ReplayOptio
 		rep.Skipped.Malformed++
 		return
 	}
-	if rec.Kind != audit.KindDecision || rec.EventType != "tool.before" {
+	if rec.Kind != audit.KindDecision || rec.EventType != ahp.EventToolBefore {
 		if opts.Facts != nil {
 			opts.Facts.Apply(rec, describeObserved(rec))
 		}
@@ -343,13 +344,13 @@ func requestOf(rec *audit.Record) *transport.InterceptRequest {
 			ev.Tool.Input, _ = v.(ast.Object)
 		}
 	}
-	return &transport.InterceptRequest{Event: ev, Effects: []string{transport.EffectDeny}}
+	return &transport.InterceptRequest{Event: ev, Effects: []string{ahp.EffectDeny}}
 }
 
 // describeObserved classifies the call of an observation, for the session
 // facts; without a recorded input nothing is known but the call.
 func describeObserved(rec *audit.Record) audit.Call {
-	if rec.Input == nil || rec.Kind != audit.KindObservation || rec.EventType != "tool.after" {
+	if rec.Input == nil || rec.Kind != audit.KindObservation || rec.EventType != ahp.EventToolAfter {
 		return audit.Call{}
 	}
 	in, err := engine.BuildInput(rec.Input, engine.InputOptions{})
