@@ -104,7 +104,7 @@ func BenchmarkWriteToEffect(b *testing.B) {
 					b.Fatal(err)
 				}
 				for {
-					d, err := eng.Decide(context.Background(), testkit.ToolEvent(testkit.NativeTool("M", nil)))
+					d, err := decide(b, eng, testkit.ToolEvent(testkit.NativeTool("M", nil)))
 					if err != nil {
 						b.Fatal(err)
 					}

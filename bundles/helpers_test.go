@@ -16,6 +16,8 @@ import (
 	"github.com/ahp-opa/ahp-opa/bundles/remote"
 	"github.com/ahp-opa/ahp-opa/engine"
 	"github.com/ahp-opa/ahp-opa/internal/testkit"
+	"github.com/ahp-opa/ahp-opa/transport"
+	"github.com/ahp-opa/ahp-opa/transport/ahp"
 )
 
 // settle bounds every wait for a file-system event or a download; a
@@ -39,6 +41,28 @@ func put(t testing.TB, path, content string) {
 	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// decide decides an event held as Go values through Judge, as a binding
+// does once the transport parsed it: the decision, and the error the
+// harness gets, if any.
+func decide(tb testing.TB, eng *engine.Engine, ev map[string]any) (engine.Decision, error) {
+	tb.Helper()
+	event, err := transport.EventOfMap(ev)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	v := eng.Judge(context.Background(), &transport.InterceptRequest{Event: event, Effects: []string{ahp.EffectDeny}})
+	if v.Err != nil {
+		return v.Decision, v.Err
+	}
+	return v.Decision, nil
+}
+
+// isCode reports whether err is the JSON-RPC error code.
+func isCode(err error, code int) bool {
+	var rpc *transport.Error
+	return errors.As(err, &rpc) && rpc.Code == code
 }
 
 // stand is an engine fed by a Reloader, with the reload events recorded.
@@ -117,7 +141,7 @@ func (s *stand) reasons(tool string) []string {
 }
 
 func (s *stand) tryReasons(tool string) ([]string, error) {
-	d, err := s.eng.Decide(context.Background(), testkit.ToolEvent(testkit.NativeTool(tool, nil)))
+	d, err := decide(s.t, s.eng, testkit.ToolEvent(testkit.NativeTool(tool, nil)))
 	if err != nil {
 		return nil, err
 	}
@@ -136,7 +160,7 @@ func (s *stand) waitReasons(tool string, want ...string) {
 	deadline := time.Now().Add(settle)
 	for {
 		got, err := s.tryReasons(tool)
-		if err != nil && !errors.Is(err, engine.ErrNotReady) {
+		if err != nil && !isCode(err, ahp.CodeBackendUnavailable) {
 			s.t.Fatalf("Decide(%s): %v", tool, err)
 		}
 		if err == nil && slices.Equal(got, want) {

@@ -78,7 +78,7 @@ func TestReloadMemoryStable(t *testing.T) {
 		}
 	}
 	end := liveHeap()
-	d, err := eng.Decide(context.Background(), testkit.ToolEvent(testkit.NativeTool("M", nil)))
+	d, err := decide(t, eng, testkit.ToolEvent(testkit.NativeTool("M", nil)))
 	if err != nil || len(d.Matches) != 1 || d.Matches[0].Reason != fmt.Sprintf("generation %d", reloads) {
 		t.Fatalf("last decision %+v, %v", d, err)
 	}

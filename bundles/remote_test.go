@@ -16,6 +16,7 @@ import (
 	"github.com/ahp-opa/ahp-opa/bundles"
 	"github.com/ahp-opa/ahp-opa/engine"
 	"github.com/ahp-opa/ahp-opa/internal/testkit"
+	"github.com/ahp-opa/ahp-opa/transport/ahp"
 )
 
 // bundleServer is an OPA bundle service: it serves one bundle with an
@@ -95,8 +96,8 @@ func TestRemoteBundle(t *testing.T) {
 	s := newStand(t, bundles.Options{OPA: remoteConfig(t, bs, "")})
 
 	// Nothing downloaded yet: not ready, requests are refused.
-	if _, err := s.eng.Decide(context.Background(), testkit.ToolEvent(testkit.NativeTool("R", nil))); !errors.Is(err, engine.ErrNotReady) {
-		t.Fatalf("Decide before the first bundle: %v, want ErrNotReady", err)
+	if _, err := decide(t, s.eng, testkit.ToolEvent(testkit.NativeTool("R", nil))); !isCode(err, ahp.CodeBackendUnavailable) {
+		t.Fatalf("Decide before the first bundle: %v, want -32003", err)
 	}
 	ev := s.waitEvent(bundles.Failed, 0)
 	if ev.Source != "bundle authz" || !errors.Is(ev.Err, bundles.ErrDownload) || strings.Contains(ev.Err.Error(), "s3cr3t") {
@@ -188,7 +189,7 @@ func TestRemoteWithLocal(t *testing.T) {
 	bs.publish(t, bundleSpec{revision: "r2", roots: []string{"ahp/tool/before/r"}, files: map[string]string{"r.rego": rule("r", "X", "remote2")}})
 	s.waitReasons("X", "local2", "remote2")
 	// The built-in library still decides.
-	d, err := s.eng.Decide(context.Background(), map[string]any{
+	d, err := decide(t, s.eng, map[string]any{
 		"id": "e", "source": "urn:x", "type": "tool.before", "time": "2026-01-02T03:04:05Z",
 		"tool": map[string]any{"name": "Bash", "kind": "shell", "input": map[string]any{"command": "git push --force origin main"}},
 	})

@@ -79,7 +79,7 @@ func TestReloadStorm(t *testing.T) {
 				if i%3 == 0 {
 					tool = "other"
 				}
-				d, err := s.eng.Decide(context.Background(), testkit.ToolEvent(testkit.NativeTool(tool, nil)))
+				d, err := decide(t, s.eng, testkit.ToolEvent(testkit.NativeTool(tool, nil)))
 				answers.Add(1)
 				switch {
 				case err != nil:

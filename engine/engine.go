@@ -8,7 +8,6 @@ package engine
 import (
 	"context"
 	"errors"
-	"fmt"
 	"log/slog"
 	"sync/atomic"
 	"time"
@@ -39,7 +38,8 @@ type Options struct {
 	Capabilities *ast.Capabilities
 	Logger       *slog.Logger
 	// Home is the user's home directory, used to expand ~ and $HOME in
-	// the input enrichment; see InputOptions.Home.
+	// the input enrichment; empty means guessed from the session's
+	// directories, else this process's home.
 	Home string
 	// Facts, when set, supplies input.ahp.session: what the event's session
 	// has done so far.
@@ -122,39 +122,15 @@ func (e *Engine) Activate(s *Snapshot) {
 // Snapshot returns the active snapshot, or nil.
 func (e *Engine) Snapshot() *Snapshot { return e.current.Load() }
 
-// Decide evaluates a tool.before event (the decoded JSON object) against the
-// active snapshot.
-func (e *Engine) Decide(ctx context.Context, event map[string]any) (Decision, error) {
-	obj, err := eventValue(event)
-	if err != nil {
-		return Decision{}, fmt.Errorf("building policy input: %w", err)
-	}
-	d, _, _, err := e.decide(ctx, obj)
-	return d, err
-}
-
-// eventValue converts an event held as Go values.
-func eventValue(event map[string]any) (ast.Object, error) {
-	v, err := ast.InterfaceToValue(event)
-	if err != nil {
-		return nil, err
-	}
-	obj, ok := v.(ast.Object)
-	if !ok {
-		return nil, fmt.Errorf("event is %s, not an object", ast.ValueName(v))
-	}
-	return obj, nil
-}
-
-// decide also returns the input it built and the parts of input.ahp it
-// holds, for the layers that describe the call afterwards without
-// enriching it twice.
-func (e *Engine) decide(ctx context.Context, event ast.Object) (Decision, ast.Value, enrich.Parts, error) {
+// decide evaluates ev against the active snapshot. It also returns the
+// input it built and the parts of input.ahp it holds, for the layers that
+// describe the call afterwards without enriching it twice.
+func (e *Engine) decide(ctx context.Context, ev *transport.Event) (Decision, ast.Value, enrich.Parts, error) {
 	s := e.current.Load()
 	if s == nil {
 		return Decision{}, nil, 0, ErrNotReady
 	}
-	input, parts := e.input(s, event)
+	input, parts := e.input(s, ev)
 	ctx, cancel := context.WithTimeout(ctx, e.opts.EvalTimeout)
 	defer cancel()
 	d, err := s.Decide(ctx, input)
@@ -164,45 +140,21 @@ func (e *Engine) decide(ctx context.Context, event ast.Object) (Decision, ast.Va
 // input builds the policy input for s: the event's fields, and under
 // input.ahp the parts s reads. An "ahp" key sent by the harness is
 // always replaced. The event itself is not modified.
-func (e *Engine) input(s *Snapshot, event ast.Object) (ast.Object, enrich.Parts) {
-	r := enrich.Enrich(event, e.inputOptions(), s.needs)
-	if s.needs&enrich.Session != 0 {
-		e.addSession(event, r.Object)
-	}
-	keyAHP := ast.InternedTerm(InputKey)
-	items := make([][2]*ast.Term, 0, event.Len()+1)
-	event.Foreach(func(k, v *ast.Term) {
-		if !k.Equal(keyAHP) {
-			items = append(items, [2]*ast.Term{k, v})
+func (e *Engine) input(s *Snapshot, ev *transport.Event) (ast.Object, enrich.Parts) {
+	r := enrich.Enrich(ev, e.enrichOptions(), s.needs)
+	if s.needs&enrich.Session != 0 && e.opts.Facts != nil {
+		if facts := e.opts.Facts.Session(ev.Source, ev.Session.ID); facts != nil {
+			r.Object.Insert(ast.InternedTerm("session"), ast.NewTerm(facts))
 		}
-	})
-	items = append(items, [2]*ast.Term{keyAHP, ast.NewTerm(r.Object)})
-	return ast.NewObject(items...), r.Parts
+	}
+	return enrich.Input(ev.Object, r.Object), r.Parts
 }
 
-// addSession puts the session's facts at input.ahp.session.
-func (e *Engine) addSession(event, ahp ast.Object) {
-	if e.opts.Facts == nil {
-		return
-	}
-	id, source := "", ""
-	if t := event.Get(ast.InternedTerm("session")); t != nil {
-		if session, ok := t.Value.(ast.Object); ok {
-			id = stringAt(session, "id")
-		}
-	}
-	source = stringAt(event, "source")
-	if facts := e.opts.Facts.Session(source, id); facts != nil {
-		ahp.Insert(ast.InternedTerm("session"), ast.NewTerm(facts))
-	}
+// Input returns the whole policy input for an event with the engine's
+// options, every part of input.ahp included but the session facts: what
+// a policy can see of it.
+func (e *Engine) Input(ev *transport.Event) ast.Object {
+	return enrich.FullInput(ev, e.enrichOptions())
 }
 
-// stringAt returns obj's key when it is a string, else "".
-func stringAt(obj ast.Object, key string) string {
-	if t := obj.Get(ast.InternedTerm(key)); t != nil {
-		if s, ok := t.Value.(ast.String); ok {
-			return string(s)
-		}
-	}
-	return ""
-}
+func (e *Engine) enrichOptions() enrich.Options { return enrich.Options{Home: e.opts.Home} }

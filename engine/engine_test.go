@@ -90,7 +90,7 @@ func TestDecideCollectsAcrossPackages(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.tool, func(t *testing.T) {
 			for range 3 { // the order must not depend on the run
-				d, err := e.Decide(context.Background(), event(tt.tool, map[string]any{}))
+				d, err := judge(t, e, event(tt.tool, map[string]any{}))
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -125,7 +125,7 @@ deny contains "" if input.tool.name == "empty"
 	}
 	for _, tt := range tests {
 		t.Run(tt.tool, func(t *testing.T) {
-			d, err := e.Decide(context.Background(), event(tt.tool, map[string]any{}))
+			d, err := judge(t, e, event(tt.tool, map[string]any{}))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -145,7 +145,7 @@ func TestReasonIsBounded(t *testing.T) {
 	e := loaded(t, Options{}, map[string]string{"l.rego": `package ahp.tool.before.l
 deny contains concat("", [s | some _ in numbers.range(1, 600); s := "é"]) if true
 `})
-	d, err := e.Decide(context.Background(), event("x", nil))
+	d, err := judge(t, e, event("x", nil))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -185,10 +185,20 @@ func TestCompileRejects(t *testing.T) {
 	}
 }
 
+// TestDecideErrors: what cannot be decided is an error the harness
+// applies its failure policy to, never a silent allow, and the error
+// quotes nothing of the input (B-ERR-2).
 func TestDecideErrors(t *testing.T) {
 	t.Parallel()
-	if _, err := New(Options{}).Decide(context.Background(), event("x", nil)); !errors.Is(err, ErrNotReady) {
-		t.Errorf("no policy: %v, want ErrNotReady", err)
+	code := func(err error) int {
+		var rpc *transport.Error
+		if !errors.As(err, &rpc) {
+			return 0
+		}
+		return rpc.Code
+	}
+	if _, err := judge(t, New(Options{}), event("x", nil)); code(err) != ahp.CodeBackendUnavailable {
+		t.Errorf("no policy: %v, want -32003", err)
 	}
 	e := loaded(t, Options{EvalTimeout: 50 * time.Millisecond, OnRuleError: RuleErrorFail}, map[string]string{"x.rego": `package ahp.tool.before.x
 deny contains "strict" if to_number(input.tool.input.n) > 1
@@ -196,13 +206,12 @@ deny contains "slow" if {
 	input.tool.name == "slow"
 	count([x | some x in numbers.range(1, 100000000); x % 7 == 0]) > 0
 }`})
-	var evalErr *EvalError
-	if _, err := e.Decide(context.Background(), event("x", map[string]any{"n": "secret-value"})); !errors.As(err, &evalErr) {
-		t.Errorf("strict builtin error: %v, want *EvalError", err)
+	if _, err := judge(t, e, event("x", map[string]any{"n": "secret-value"})); code(err) != ahp.CodeBackendInternalError || strings.Contains(err.Error(), "secret-value") {
+		t.Errorf("strict builtin error: %v, want -32004 without the input", err)
 	}
 	start := time.Now()
-	if _, err := e.Decide(context.Background(), event("slow", map[string]any{"n": "1"})); !errors.Is(err, ErrTimeout) {
-		t.Errorf("slow policy: %v, want ErrTimeout", err)
+	if _, err := judge(t, e, event("slow", map[string]any{"n": "1"})); code(err) != ahp.CodeBackendInternalError || !strings.Contains(err.Error(), "deadline") {
+		t.Errorf("slow policy: %v, want -32004 naming the deadline", err)
 	}
 	if elapsed := time.Since(start); elapsed > 5*time.Second {
 		t.Errorf("deadline not enforced: evaluation took %s", elapsed)
@@ -218,7 +227,9 @@ deny contains "strict" if to_number(input.tool.input.n) > 1`})
 		if tool == "fail" {
 			ev = event(tool, map[string]any{"n": "sk-live-secret"})
 		}
-		return &transport.InterceptRequest{ID: transport.StringID("e1"), Event: transport.Event{ID: "e1", Object: ast.MustInterfaceToValue(ev).(ast.Object)}, Effects: effects}
+		r := request(t, ev)
+		r.Effects = effects
+		return r
 	}
 	res, err := e.Intercept(context.Background(), req("none", "deny"))
 	if err != nil || len(res.Effects) != 0 {
@@ -287,7 +298,7 @@ func TestSwapUnderLoad(t *testing.T) {
 					return
 				default:
 				}
-				d, err := e.Decide(context.Background(), event("x", nil))
+				d, err := judge(t, e, event("x", nil))
 				if err != nil {
 					errs <- err
 					return
@@ -335,7 +346,7 @@ func TestInputHoldsWhatThePolicyReads(t *testing.T) {
 			e := loaded(t, Options{Facts: facts}, map[string]string{"p.rego": "package ahp.tool.before.p\n" + tt.rule})
 			ev := event("Bash", map[string]any{"command": "ls"})
 			ev["ahp"] = map[string]any{"forged": true}
-			req := &transport.InterceptRequest{Event: transport.Event{ID: "e1", Object: ast.MustInterfaceToValue(ev).(ast.Object)}, Effects: []string{"deny"}}
+			req := request(t, ev)
 			v := e.Judge(context.Background(), req)
 			if v.Err != nil {
 				t.Fatal(v.Err)
@@ -344,7 +355,8 @@ func TestInputHoldsWhatThePolicyReads(t *testing.T) {
 				t.Errorf("Enriched = %b, want %b", v.Enriched, tt.want)
 			}
 			var keys []string
-			for _, k := range ahpObject(v.Input).Keys() {
+			ahp, _ := v.Input.(ast.Object).Get(ast.StringTerm(enrich.InputKey)).Value.(ast.Object)
+			for _, k := range ahp.Keys() {
 				keys = append(keys, string(k.Value.(ast.String)))
 			}
 			if !slices.Equal(keys, tt.keys) {
@@ -354,5 +366,41 @@ func TestInputHoldsWhatThePolicyReads(t *testing.T) {
 	}
 }
 
-// eventObject is an event as the transport hands it over.
-func eventObject(ev map[string]any) ast.Object { return ast.MustInterfaceToValue(ev).(ast.Object) }
+// typed is an event held as Go values as the transport hands it over:
+// parsed once into its typed view.
+func typed(tb testing.TB, ev map[string]any) *transport.Event {
+	tb.Helper()
+	event, err := transport.EventOfMap(ev)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return &event
+}
+
+// request is the intercept request for an event held as Go values,
+// advertising deny.
+func request(tb testing.TB, ev map[string]any) *transport.InterceptRequest {
+	tb.Helper()
+	event := typed(tb, ev)
+	return &transport.InterceptRequest{ID: transport.StringID(event.ID), Event: *event, Effects: []string{ahp.EffectDeny}}
+}
+
+// judge decides an event through Judge, the entry point of every
+// binding: the decision, and the error the harness gets, if any.
+func judge(tb testing.TB, e *Engine, ev map[string]any) (Decision, error) {
+	tb.Helper()
+	return verdict(e.Judge(context.Background(), request(tb, ev)))
+}
+
+func verdict(v Verdict) (Decision, error) {
+	if v.Err != nil {
+		return v.Decision, v.Err
+	}
+	return v.Decision, nil
+}
+
+// fullInput is the whole policy input for an event held as Go values.
+func fullInput(tb testing.TB, ev map[string]any, home string) ast.Object {
+	tb.Helper()
+	return enrich.FullInput(typed(tb, ev), enrich.Options{Home: home})
+}

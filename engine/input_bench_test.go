@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/ahp-opa/ahp-opa/bundles"
+	"github.com/ahp-opa/ahp-opa/internal/enrich"
 )
 
 // benchEngine loads the built-in library, as `serve` does without --policy.
@@ -71,9 +72,10 @@ func BenchmarkDecide(b *testing.B) {
 	for _, c := range cases {
 		b.Run(c.name, func(b *testing.B) {
 			ctx := context.Background()
+			req := request(b, c.event) // parsed once, as the transport does
 			b.ReportAllocs()
 			for b.Loop() {
-				if _, err := e.Decide(ctx, c.event); err != nil {
+				if _, err := verdict(e.Judge(ctx, req)); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -88,11 +90,10 @@ func BenchmarkInput(b *testing.B) {
 	}
 	for name, ev := range cases {
 		b.Run(name, func(b *testing.B) {
+			event := typed(b, ev)
 			b.ReportAllocs()
 			for b.Loop() {
-				if _, err := BuildInput(ev, InputOptions{Home: "/home/dev"}); err != nil {
-					b.Fatal(err)
-				}
+				enrich.FullInput(event, enrich.Options{Home: "/home/dev"})
 			}
 		})
 	}

@@ -85,10 +85,7 @@ func TestHintsCoverThePredicates(t *testing.T) {
 	secret := 0
 	for _, p := range paths {
 		ev := benchEvent("Read", map[string]any{"file_path": p})
-		in, err := BuildInput(ev, InputOptions{Home: "/home/dev"})
-		if err != nil {
-			t.Fatal(err)
-		}
+		in := fullInput(t, ev, "/home/dev")
 		n := toString(evalLib(t, s, `sum([count([p | some p in input.ahp.tool.paths; data.ahp.lib.paths.ssh_private_key(p)]),
 			count([p | some p in input.ahp.tool.paths; data.ahp.lib.paths.env_file(p)]),
 			count([p | some p in input.ahp.tool.paths; data.ahp.lib.paths.credential_file(p)]),
@@ -113,10 +110,7 @@ func TestHintsCoverThePredicates(t *testing.T) {
 	}
 	writing := 0
 	for _, c := range commands {
-		in, err := BuildInput(benchEvent("Bash", map[string]any{"command": c}), InputOptions{Home: "/home/dev"})
-		if err != nil {
-			t.Fatal(err)
-		}
+		in := fullInput(t, benchEvent("Bash", map[string]any{"command": c}), "/home/dev")
 		n := evalLib(t, s, "count(data.ahp.lib.shell.writes)", in)
 		hint := evalLib(t, s, "input.ahp.writes", in)
 		if toString(n) != "0" {

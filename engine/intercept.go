@@ -66,7 +66,7 @@ func (e *Engine) Judge(ctx context.Context, req *transport.InterceptRequest) Ver
 		// says why, where an error would let a fail-open harness run it.
 		d = e.tooLarge(req.Size)
 	} else {
-		d, input, enriched, err = e.decide(ctx, req.Event.Object)
+		d, input, enriched, err = e.decide(ctx, &req.Event)
 	}
 	v := Verdict{Decision: d, Input: input, Enriched: enriched}
 	v.Result, v.Err = e.answer(ctx, req, d, err)

@@ -90,7 +90,7 @@ func TestLibraryThroughEngine(t *testing.T) {
 			name += " " + c
 		}
 		t.Run(name, func(t *testing.T) {
-			d, err := e.Decide(context.Background(), testkit.ToolEvent(map[string]any{"name": tt.tool, "origin": "native", "input": tt.input}))
+			d, err := judge(t, e, testkit.ToolEvent(map[string]any{"name": tt.tool, "origin": "native", "input": tt.input}))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -140,7 +140,7 @@ func TestReasonsDoNotEchoInput(t *testing.T) {
 		{map[string]any{"name": "Write", "input": map[string]any{"file_path": "/etc/" + gh, "content": aws}}, []string{aws, gh}},
 	}
 	for _, tt := range tests {
-		d, err := e.Decide(context.Background(), testkit.ToolEvent(tt.tool))
+		d, err := judge(t, e, testkit.ToolEvent(tt.tool))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -177,7 +177,7 @@ func TestReasonsNameRuleAndTrigger(t *testing.T) {
 		{map[string]any{"name": "Bash", "input": cmd(`bash -c "rm -rf ~"`)}, "denied by fs.rm-recursive-critical: bash -c → rm -rf ~. "},
 	}
 	for _, tt := range tests {
-		d, err := e.Decide(context.Background(), testkit.ToolEvent(tt.tool))
+		d, err := judge(t, e, testkit.ToolEvent(tt.tool))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -197,10 +197,7 @@ func TestReasonsNameRuleAndTrigger(t *testing.T) {
 func TestExplain(t *testing.T) {
 	t.Parallel()
 	e := builtinEngine(t)
-	input, err := e.Input(testkit.ToolEvent(map[string]any{"name": "Bash", "input": cmd("sudo git push -f")}))
-	if err != nil {
-		t.Fatal(err)
-	}
+	input := e.Input(typed(t, testkit.ToolEvent(map[string]any{"name": "Bash", "input": cmd("sudo git push -f")})))
 	d, fired, err := e.Snapshot().Explain(context.Background(), input)
 	if err != nil {
 		t.Fatal(err)

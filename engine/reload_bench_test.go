@@ -105,7 +105,7 @@ func BenchmarkDecideWhileReloading(b *testing.B) {
 			for b.Loop() {
 				ev := event(fmt.Sprint("T", i%100), map[string]any{"command": fmt.Sprintf("x%d --run %d", i%100, i)})
 				t0 := time.Now()
-				d, err := e.Decide(ctx, ev)
+				d, err := verdict(e.Judge(ctx, request(b, ev)))
 				lat = append(lat, time.Since(t0))
 				if err != nil || !d.Denied() {
 					b.Fatalf("decision %+v, %v", d, err)

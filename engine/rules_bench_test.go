@@ -15,11 +15,11 @@ func BenchmarkDecideRuleError(b *testing.B) {
 			if err := e.Load(context.Background(), withBuiltin(b, map[string]string{"rules/team.rego": teamRule})); err != nil {
 				b.Fatal(err)
 			}
-			ev := event("Bash", map[string]any{"command": "git push --force origin main", "x": tc.x})
+			req := request(b, event("Bash", map[string]any{"command": "git push --force origin main", "x": tc.x}))
 			ctx := context.Background()
 			b.ReportAllocs()
 			for b.Loop() {
-				d, err := e.Decide(ctx, ev)
+				d, err := verdict(e.Judge(ctx, req))
 				if err != nil || !d.Denied() {
 					b.Fatalf("%+v %v", d, err)
 				}

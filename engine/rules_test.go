@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/ahp-opa/ahp-opa/internal/testkit"
+	"github.com/ahp-opa/ahp-opa/transport/ahp"
 
 	"github.com/open-policy-agent/opa/v1/ast"
 
@@ -133,15 +134,17 @@ func TestRuleErrorNeverRemovesAnotherDeny(t *testing.T) {
 		t.Run(fmt.Sprintf("%s/%s", tt.mode, tt.command), func(t *testing.T) {
 			e := New(Options{OnRuleError: tt.mode, Home: "/home/dev", EvalTimeout: testEvalTimeout})
 			e.Activate(builtinSnapshot(t, map[string]string{"rules/team.rego": teamRule}, CompileOptions{OnRuleError: tt.mode}))
-			d, err := e.Decide(context.Background(), event("Bash", map[string]any{"command": tt.command, "x": "abc"}))
+			d, err := judge(t, e, event("Bash", map[string]any{"command": tt.command, "x": "abc"}))
 			if len(d.Errors) != 1 || d.Errors[0].Rule != "ahp.tool.before.team.deny" ||
 				d.Errors[0].Location != "rules/team.rego:3" || d.Errors[0].Builtin != "to_number" {
 				t.Fatalf("errors %+v, want one to_number error at rules/team.rego:3", d.Errors)
 			}
-			var evalErr *EvalError
 			if tt.fails {
-				if !errors.As(err, &evalErr) {
-					t.Fatalf("err %v, want *EvalError", err)
+				// on_rule_error: fail makes the failing rule an evaluation
+				// failure for the harness (-32004), not a silent allow.
+				var rpc *transport.Error
+				if !errors.As(err, &rpc) || rpc.Code != ahp.CodeBackendInternalError {
+					t.Fatalf("err %v, want -32004", err)
 				}
 				return
 			}
@@ -190,7 +193,7 @@ deny contains "never" if f(true) == 3
 			if err := e.Load(context.Background(), withBuiltin(t, map[string]string{"conflict.rego": tt.src})); err != nil {
 				t.Fatal(err)
 			}
-			d, err := e.Decide(context.Background(), event("Bash", map[string]any{"command": "git push --force origin main"}))
+			d, err := judge(t, e, event("Bash", map[string]any{"command": "git push --force origin main"}))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -217,7 +220,7 @@ func TestRuleErrorReports(t *testing.T) {
 	inputs := []string{"abc", "abc", "abc", "GITHUB_TOKEN=" + token}
 	intercept := func(x string) (*transport.InterceptResult, error) {
 		req := &transport.InterceptRequest{ID: transport.StringID("e1"), Effects: []string{"deny"},
-			Event: transport.Event{ID: "e1", Object: eventObject(event("Bash", map[string]any{"command": "ls", "x": x}))}}
+			Event: *typed(t, event("Bash", map[string]any{"command": "ls", "x": x}))}
 		return e.Intercept(context.Background(), req)
 	}
 	for _, x := range inputs {
@@ -336,7 +339,7 @@ deny contains {"code": "com.example.small", "reason": "too big"} if {
 				in["y"] = tt.y
 			}
 			req := &transport.InterceptRequest{ID: transport.StringID("e1"), Effects: []string{"deny"},
-				Event: transport.Event{ID: "e1", Object: eventObject(event("Bash", in))}}
+				Event: *typed(t, event("Bash", in))}
 			v := e.Judge(context.Background(), req)
 			if v.Err != nil {
 				t.Fatal(v.Err)
@@ -420,7 +423,7 @@ func TestEffectCapsListedMatches(t *testing.T) {
 	e := loaded(t, Options{OnRuleError: RuleErrorDeny}, map[string]string{"many.rego": `package ahp.tool.before.many
 deny contains sprintf("reason %03d", [i]) if some i in numbers.range(1, 40)
 `})
-	d, err := e.Decide(context.Background(), event("x", nil))
+	d, err := judge(t, e, event("x", nil))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -459,10 +462,7 @@ func TestExplainShowsShadowAndErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	input, err := BuildInput(event("Bash", map[string]any{"command": "git push --force origin main", "x": "abc"}), InputOptions{Home: "/home/dev"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	input := fullInput(t, event("Bash", map[string]any{"command": "git push --force origin main", "x": "abc"}), "/home/dev")
 	d, fired, err := s.Explain(context.Background(), input)
 	if err != nil {
 		t.Fatalf("explain under on_rule_error=error: %v", err)
@@ -499,7 +499,7 @@ func TestRuleErrorsConcurrently(t *testing.T) {
 		wg.Go(func() {
 			for range each {
 				req := &transport.InterceptRequest{ID: transport.StringID("e1"), Effects: []string{"deny"},
-					Event: transport.Event{ID: "e1", Object: eventObject(event("Bash", map[string]any{"command": "git push --force origin main", "x": "abc"}))}}
+					Event: *typed(t, event("Bash", map[string]any{"command": "git push --force origin main", "x": "abc"}))}
 				v := e.Judge(context.Background(), req)
 				if v.Err != nil || len(v.Result.Effects) != 1 || v.Result.Effects[0].Code != "dev.ahp-opa.git.force-push" {
 					t.Errorf("verdict %+v", v)
@@ -522,7 +522,7 @@ func TestRuleErrorDenyOnTheWire(t *testing.T) {
 	t.Parallel()
 	e := loaded(t, Options{}, map[string]string{"rules/team.rego": teamRule})
 	req := &transport.InterceptRequest{ID: transport.StringID("e1"), Effects: []string{"deny"},
-		Event: transport.Event{ID: "e1", Object: eventObject(event("Bash", map[string]any{"command": "ls", "x": "sk-live-abcdefghijklmnop1234"}))}}
+		Event: *typed(t, event("Bash", map[string]any{"command": "ls", "x": "sk-live-abcdefghijklmnop1234"}))}
 	res, err := e.Intercept(context.Background(), req)
 	if err != nil || len(res.Effects) != 1 {
 		t.Fatalf("%+v, %v", res, err)

@@ -57,7 +57,7 @@ func TestWriteSecretInLargeContent(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			d, err := e.Decide(context.Background(), testkit.ToolEvent(map[string]any{"name": tt.tool, "origin": "native", "input": tt.input}))
+			d, err := judge(t, e, testkit.ToolEvent(map[string]any{"name": tt.tool, "origin": "native", "input": tt.input}))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -82,7 +82,7 @@ func TestSecretsNeverHoldTheSecret(t *testing.T) {
 		{"name": "Bash", "input": cmd("echo '" + key + "' > t.txt")},
 		{"name": "Bash", "input": cmd("cat > t <<EOF\n" + key + "\nEOF")},
 	} {
-		ahp := enrich.Enrich(eventObject(testkit.ToolEvent(input)), InputOptions{Home: "/home/dev"}, enrich.All).Object
+		ahp := enrich.Enrich(typed(t, testkit.ToolEvent(input)), enrich.Options{Home: "/home/dev"}, enrich.All).Object
 		s := ahp.Get(ast.StringTerm("secrets"))
 		if s == nil {
 			t.Fatalf("%v: no input.ahp.secrets", input)
@@ -144,7 +144,7 @@ func TestTooLargeIsDenied(t *testing.T) {
 func TestSecretsPlaceholdersCannotCrowdOut(t *testing.T) {
 	t.Parallel()
 	stand := strings.Repeat("echo ghp_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx; ", 100)
-	d, err := builtinEngine(t).Decide(context.Background(), testkit.ToolEvent(map[string]any{"name": "Bash",
+	d, err := judge(t, builtinEngine(t), testkit.ToolEvent(map[string]any{"name": "Bash",
 		"input": cmd(stand + "cat > t.txt <<EOF\nAKIAQWERTYUIOPASDFGH\nEOF")}))
 	if err != nil {
 		t.Fatal(err)

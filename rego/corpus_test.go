@@ -18,6 +18,8 @@ import (
 	"github.com/ahp-opa/ahp-opa/engine"
 	"github.com/ahp-opa/ahp-opa/internal/adapters"
 	"github.com/ahp-opa/ahp-opa/internal/testkit"
+	"github.com/ahp-opa/ahp-opa/transport"
+	"github.com/ahp-opa/ahp-opa/transport/ahp"
 )
 
 // The evaluation corpus (corpus/*.jsonl) measures the built-in library the
@@ -166,7 +168,15 @@ func TestCorpus(t *testing.T) {
 		if i%step != 0 {
 			continue
 		}
-		d, err := e.Decide(context.Background(), c.event())
+		ev, err := transport.EventOfMap(c.event())
+		if err != nil {
+			t.Fatalf("%s: %v", c.where(), err)
+		}
+		v := e.Judge(context.Background(), &transport.InterceptRequest{Event: ev, Effects: []string{ahp.EffectDeny}})
+		d := v.Decision
+		if v.Err != nil {
+			err = v.Err
+		}
 		if err != nil {
 			t.Fatalf("%s: %v", c.where(), err)
 		}

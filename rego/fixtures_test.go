@@ -19,6 +19,7 @@ import (
 	"github.com/ahp-opa/ahp-opa/internal/enrich"
 	"github.com/ahp-opa/ahp-opa/internal/testkit"
 	"github.com/ahp-opa/ahp-opa/rego"
+	"github.com/ahp-opa/ahp-opa/transport"
 )
 
 var update = flag.Bool("update", false, "rewrite the recorded input.ahp of the Rego tests")
@@ -152,7 +153,8 @@ func generateFixtures(t *testing.T) []byte {
 			continue
 		}
 		seen[key] = true
-		ahp := enrich.Enrich(ast.MustInterfaceToValue(event).(ast.Object), enrich.Options{Home: fixtureHome}, enrich.All).Object
+		ev := transport.EventOf(ast.MustInterfaceToValue(event).(ast.Object))
+		ahp := enrich.Enrich(&ev, enrich.Options{Home: fixtureHome}, enrich.All).Object
 		entries = append(entries, entry{key: key, ahp: compactJSON(t, ast.MustJSON(ahp))})
 	}
 	slices.SortFunc(entries, func(a, b entry) int { return strings.Compare(a.key, b.key) })

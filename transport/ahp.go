@@ -14,36 +14,79 @@ import (
 // whole and answered, with a deny that says it was too large to check.
 const DefaultMaxInputBytes = 4 << 20
 
-// Event is the validated view of a tool event. Object holds the whole event
-// exactly as decoded, unknown fields included, as the policy engine's
-// values: it is what policies see, parsed once from the message. It is
-// only read.
+// Event is an AHP event, parsed once from the message: every layer after
+// the transport (enrichment, engine, audit, rollout, the native-hook
+// adapters' server side) reads these fields instead of the tree. Object
+// holds the whole event exactly as decoded, unknown fields included, as
+// the policy engine's values: it is what policies see. Nothing is
+// modified once parsed.
+//
+// A tool.before event that reached an Interceptor is validated (see
+// ParseToolEvent); an observed event is read leniently (EventOf): a field
+// of the wrong type is left empty.
 type Event struct {
-	ID        string
-	Source    string
-	Type      string
-	Time      time.Time
-	CallID    string // call.id, or the legacy tool.callId
-	SessionID string // empty when the event carries no session
-	Tool      Tool
-	Object    ast.Object
+	ID      string
+	Source  string
+	Type    string
+	Time    time.Time
+	CallID  string  // call.id, or the legacy tool.callId
+	Session Session // zero when the event carries no session
+	Tool    Tool    // zero on events without a tool (session.*)
+
+	// Observation fields (tool.after, session.end); empty on tool.before.
+	Outcome   string    // outcome: ok, error, denied, cancelled, timeout; completed… on session.end
+	Execution Execution // execution of a tool.after
+	Failure   Failure   // error of a tool.after whose outcome is error
+	Reason    string    // reason of a session.end
+
+	Object ast.Object
 }
 
-// Map returns the event as Go values (map[string]any, []any, string,
-// json.Number, bool, nil), for the layers that record or transform it.
-func (e *Event) Map() map[string]any {
-	if e.Object == nil {
-		return nil
-	}
-	return goMap(e.Object)
+// Session is the session part of an event.
+type Session struct {
+	ID             string
+	Cwd            string
+	WorkspaceRoots []string // the string entries of session.workspaceRoots
 }
 
 // Tool is the tool part of a tool event.
 type Tool struct {
 	Name   string
 	Kind   string // optional classification, an open set
-	Origin string // "native", "mcp", or empty on legacy events
-	Input  ast.Object
+	Origin string // ahp.OriginNative, ahp.OriginMCP, or empty on legacy events
+	// MCP is the tool.mcp descriptor of an MCP tool, zero when absent.
+	MCP MCP
+	// Input is tool.input as the policy sees it; the enrichment reads the
+	// tool-specific fields in it.
+	Input ast.Object
+}
+
+// MCP names the server and tool of an MCP call (tool.mcp).
+type MCP struct {
+	Server   string // server.name, else server.id
+	ToolName string // toolName
+}
+
+// Execution is the execution object of a tool.after.
+type Execution struct {
+	Status string // ahp.ExecutionExecuted, or "skipped"
+	Reason string // why it was skipped
+}
+
+// Failure is the error object of a tool.after.
+type Failure struct {
+	Class   string
+	Message string
+}
+
+// Map returns the event as Go values (map[string]any, []any, string,
+// json.Number, bool, nil), for the layers that record it (the audit
+// record's input).
+func (e *Event) Map() map[string]any {
+	if e.Object == nil {
+		return nil
+	}
+	return goMap(e.Object)
 }
 
 // InterceptRequest is a validated hooks/intercept request for tool.before.
@@ -92,12 +135,12 @@ type Effect struct {
 	Extensions map[string]any `json:"extensions,omitempty"`
 }
 
-// Observation is a hooks/observe notification. Params is nil when the
-// notification carried no params object; Event is nil when params had no
-// event object. Problem says why the notification is invalid, if it is.
+// Observation is a hooks/observe notification. Event is nil when params
+// had no event object. Problem says why the notification is invalid, if
+// it is; an invalid notification is never answered (B-OBS-1), only
+// counted.
 type Observation struct {
 	Method  string
-	Params  map[string]any
-	Event   map[string]any
+	Event   *Event
 	Problem string
 }

@@ -37,14 +37,9 @@ func (d HookDecider) Decide(ctx context.Context, ev *adapters.Event) (adapters.D
 	if err != nil || !ok {
 		return adapters.Decision{}, fmt.Errorf("the %s payload maps to an event that cannot be evaluated (please report it, with the output of 'ahp-opa version')", ev.Agent)
 	}
-	event, problem := parseToolEvent(obj)
-	if problem == "" {
-		if field := numberOutOfRange(obj, "event"); field != "" {
-			problem = field + " is a number out of the range a policy can evaluate"
-		}
-	}
-	if problem != "" {
-		return adapters.Decision{}, fmt.Errorf("the %s payload maps to an invalid event: %s (please report it, with the output of 'ahp-opa version')", ev.Agent, problem)
+	event, perr := parseToolEvent(obj)
+	if perr != nil {
+		return adapters.Decision{}, fmt.Errorf("the %s payload maps to an invalid event: %s (please report it, with the output of 'ahp-opa version')", ev.Agent, perr.Data.(ReasonData).Reason)
 	}
 	req := &InterceptRequest{ID: StringID(event.ID), Event: event, Effects: []string{ahp.EffectDeny}, Size: ev.Size}
 	res, err := d.Interceptor.Intercept(ctx, req)
@@ -85,11 +80,13 @@ func (d HookDecider) Observe(ctx context.Context, ev *adapters.Event) error {
 	if d.Observer == nil {
 		return nil
 	}
-	d.Observer.Observe(ctx, &Observation{
-		Method: ahp.MethodObserve,
-		Params: map[string]any{"protocolVersion": ahp.Version, "event": ev.Object},
-		Event:  ev.Object,
-	})
+	v, err := ast.InterfaceToValue(ev.Object)
+	obj, ok := v.(ast.Object)
+	if err != nil || !ok {
+		return fmt.Errorf("the %s payload maps to an event that cannot be recorded", ev.Agent)
+	}
+	event := EventOf(obj)
+	d.Observer.Observe(ctx, &Observation{Method: ahp.MethodObserve, Event: &event})
 	return nil
 }
 

@@ -87,7 +87,8 @@ func TestHookDeciderObserve(t *testing.T) {
 		t.Fatalf("%d observations", len(obs.got))
 	}
 	o := obs.got[0]
-	if o.Problem != "" || o.Method != ahp.MethodObserve || o.Params["protocolVersion"] != ahp.Version || o.Event["type"] != "tool.after" {
+	if o.Problem != "" || o.Method != ahp.MethodObserve || o.Event == nil || o.Event.Type != ahp.EventToolAfter ||
+		o.Event.Tool.Name == "" || o.Event.CallID == "" || o.Event.Object == nil {
 		t.Fatalf("observation = %+v", o)
 	}
 	if err := (HookDecider{}).Observe(context.Background(), ev); err != nil {
@@ -181,7 +182,7 @@ func TestHTTPHooks(t *testing.T) {
 			if strings.Contains(string(got.body), "internal detail") {
 				t.Errorf("the answer passes internals on: %s", got.body)
 			}
-			if tt.name == "observation" && (len(obs.got) != 1 || obs.got[0].Event["type"] != "tool.after") {
+			if tt.name == "observation" && (len(obs.got) != 1 || obs.got[0].Event.Type != ahp.EventToolAfter) {
 				t.Errorf("observations: %+v", obs.got)
 			}
 		})

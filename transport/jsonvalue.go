@@ -44,7 +44,7 @@ var interned = func() map[string]*ast.Term {
 		"agent", "version", "command", "description", "file_path", "content", "old_string",
 		"new_string", "pattern", "url", "prompt", "timeout", "shell", "file_read", "file_write",
 		"file_edit", "search", "fetch", "Bash", "Read", "Write", "Edit", "Glob", "Grep", "toolName",
-		"server", "outcome", "status", "execution", "durationMs", "fileChanges", "subscriptionId",
+		"server", "outcome", "status", "execution", "reason", "error", "class", "message", "durationMs", "fileChanges", "subscriptionId",
 	} {
 		m[s] = ast.StringTerm(s)
 	}

@@ -166,10 +166,9 @@ func (s *Server) notify(ctx context.Context, msg ast.Object) {
 		s.logger().DebugContext(ctx, "notification dropped", "method", o.Method, "problem", o.Problem)
 		return
 	}
-	// Observers keep what they record as Go values.
-	if params != nil {
-		o.Params = goMap(params)
-		o.Event, _ = o.Params["event"].(map[string]any)
+	if o.Problem == "" {
+		ev := EventOf(event)
+		o.Event = &ev
 	}
 	defer func() {
 		if p := recover(); p != nil {

@@ -215,7 +215,7 @@ func TestInterceptorSeesValidatedEvent(t *testing.T) {
 		t.Fatalf("interceptor called %d times", len(fi.seen))
 	}
 	ev := fi.seen[0].Event
-	if ev.CallID != "c7" || ev.SessionID != "s" || ev.Tool.Kind != "shell" || ev.Tool.Origin != "" {
+	if ev.CallID != "c7" || ev.Session.ID != "s" || ev.Tool.Kind != "shell" || ev.Tool.Origin != "" {
 		t.Errorf("event view = %+v", ev)
 	}
 	if n, ok := get(ev.Tool.Input, "n").(ast.Number); !ok || n != "1" {

@@ -1,6 +1,8 @@
 package transport
 
 import (
+	"errors"
+	"fmt"
 	"math/big"
 	"regexp"
 	"strconv"
@@ -65,12 +67,9 @@ func parseInterceptParams(id ID, params ast.Value) (*InterceptRequest, *Error) {
 		}
 		effects = append(effects, string(s))
 	}
-	event, reason := parseToolEvent(ev)
-	if reason != "" {
-		return nil, InvalidParams(reason)
-	}
-	if field := numberOutOfRange(ev, "event"); field != "" {
-		return nil, InvalidParams(field + " is a number out of the range a policy can evaluate")
+	event, perr := parseToolEvent(ev)
+	if perr != nil {
+		return nil, perr
 	}
 	for _, f := range fieldsAbsentBefore {
 		if get(ev, f) != nil {
@@ -93,79 +92,171 @@ func unsupportedVersion(reason string) *Error {
 	}
 }
 
-// parseToolEvent validates the fields of a tool event that this backend
-// relies on. It accepts both the current shape (call.id, path, tool.origin)
-// and the legacy one (tool.callId, neither path nor origin), and ignores
-// every field it does not know (B-RPC-6, B-INT-5). The reason it returns
-// names the offending field, never its value.
-func parseToolEvent(ev ast.Object) (Event, string) {
+// ParseToolEvent validates obj as a tool event the way hooks/intercept
+// does (B-INT-5) and returns its typed view, for the bindings that build
+// events themselves (the agents' native hooks). The error is an *Error
+// (-32602) whose reason names the offending field, never its value.
+func ParseToolEvent(obj ast.Object) (Event, error) {
+	e, err := parseToolEvent(obj)
+	if err != nil {
+		return e, err
+	}
+	return e, nil
+}
+
+func parseToolEvent(obj ast.Object) (Event, *Error) {
+	e, reason := parseEvent(obj, true)
+	if reason == "" {
+		if field := numberOutOfRange(obj, "event"); field != "" {
+			reason = field + " is a number out of the range a policy can evaluate"
+		}
+	}
+	if reason != "" {
+		return e, InvalidParams(reason)
+	}
+	return e, nil
+}
+
+// EventOf reads obj as an event without validating it, for observations
+// and recorded events: a field that is missing or of the wrong type is
+// left empty. The observation fields (outcome, execution, error, reason)
+// are read too.
+func EventOf(obj ast.Object) Event {
+	e, _ := parseEvent(obj, false)
+	return e
+}
+
+// eventParser notes the first problem of a strict parse.
+type eventParser struct {
+	strict  bool
+	problem string
+}
+
+func (p *eventParser) fail(reason string) {
+	if p.strict && p.problem == "" {
+		p.problem = reason
+	}
+}
+
+// parseEvent reads every field of an event that this backend uses, each
+// once. Strict, it validates a tool event: it accepts both the current
+// shape (call.id, path, tool.origin) and the legacy one (tool.callId,
+// neither path nor origin), ignores every field it does not know (B-RPC-6,
+// B-INT-5), and returns the first problem, a reason that names the
+// offending field, never its value; the observation fields, which must be
+// absent on tool.before, are not read. Lenient, it reads what it can and
+// never fails.
+func parseEvent(ev ast.Object, strict bool) (Event, string) {
+	p := eventParser{strict: strict}
 	e := Event{Object: ev}
 	var ok bool
 	if e.ID, ok = nonEmpty(ev, "id"); !ok {
-		return e, "event.id must be a non-empty string"
+		p.fail("event.id must be a non-empty string")
 	}
 	if e.Source, ok = nonEmpty(ev, "source"); !ok {
-		return e, "event.source must be a non-empty string"
+		p.fail("event.source must be a non-empty string")
 	}
 	e.Type, _ = getString(ev, "type")
-	ts, ok := getString(ev, "time")
-	if !ok {
-		return e, "event.time must be an RFC 3339 date-time string"
+	if ts, ok := getString(ev, "time"); !ok {
+		p.fail("event.time must be an RFC 3339 date-time string")
+	} else if t, err := time.Parse(time.RFC3339Nano, ts); err != nil {
+		p.fail("event.time must be an RFC 3339 date-time string")
+	} else {
+		e.Time = t
 	}
-	t, err := time.Parse(time.RFC3339Nano, ts)
-	if err != nil {
-		return e, "event.time must be an RFC 3339 date-time string"
-	}
-	e.Time = t
 
-	tool, ok := get(ev, "tool").(ast.Object)
-	if !ok {
-		return e, "event.tool must be an object"
-	}
-	if e.Tool.Name, ok = nonEmpty(tool, "name"); !ok {
-		return e, "event.tool.name must be a non-empty string"
-	}
-	if e.Tool.Input, ok = get(tool, "input").(ast.Object); !ok {
-		return e, "event.tool.input must be an object"
-	}
-	if v := get(tool, "kind"); v != nil {
-		if e.Tool.Kind, ok = asString(v); !ok {
-			return e, "event.tool.kind must be a string"
-		}
-	}
-	if v := get(tool, "origin"); v != nil {
-		e.Tool.Origin, _ = asString(v)
-		if e.Tool.Origin != "native" && e.Tool.Origin != "mcp" {
-			return e, `event.tool.origin must be "native" or "mcp"`
-		}
+	tool, _ := get(ev, "tool").(ast.Object)
+	if tool == nil {
+		p.fail("event.tool must be an object")
+	} else {
+		p.tool(&e.Tool, tool)
 	}
 
 	if v := get(ev, "call"); v != nil {
-		call, ok := v.(ast.Object)
-		if !ok {
-			return e, "event.call must be an object"
-		}
-		if e.CallID, ok = nonEmpty(call, "id"); !ok {
-			return e, "event.call.id must be a non-empty string"
+		if call, ok := v.(ast.Object); !ok {
+			p.fail("event.call must be an object")
+		} else if e.CallID, ok = nonEmpty(call, "id"); !ok {
+			p.fail("event.call.id must be a non-empty string")
 		}
 	} else if e.CallID, ok = nonEmpty(tool, "callId"); !ok {
-		return e, "event.call.id (or the legacy event.tool.callId) is required"
+		p.fail("event.call.id (or the legacy event.tool.callId) is required")
 	}
 	if v := get(ev, "path"); v != nil {
 		if s, ok := asString(v); !ok || s == "" {
-			return e, "event.path must be a non-empty string"
+			p.fail("event.path must be a non-empty string")
 		}
 	}
 	if v := get(ev, "session"); v != nil {
-		s, ok := v.(ast.Object)
-		if !ok {
-			return e, "event.session must be an object"
-		}
-		if e.SessionID, ok = nonEmpty(s, "id"); !ok {
-			return e, "event.session.id must be a non-empty string"
+		if s, ok := v.(ast.Object); !ok {
+			p.fail("event.session must be an object")
+		} else {
+			p.session(&e.Session, s)
 		}
 	}
-	return e, ""
+	if !strict {
+		observed(&e, ev)
+	}
+	return e, p.problem
+}
+
+func (p *eventParser) tool(t *Tool, tool ast.Object) {
+	var ok bool
+	if t.Name, ok = nonEmpty(tool, "name"); !ok {
+		p.fail("event.tool.name must be a non-empty string")
+	}
+	if t.Input, ok = get(tool, "input").(ast.Object); !ok {
+		p.fail("event.tool.input must be an object")
+	}
+	if v := get(tool, "kind"); v != nil {
+		if t.Kind, ok = asString(v); !ok {
+			p.fail("event.tool.kind must be a string")
+		}
+	}
+	if v := get(tool, "origin"); v != nil {
+		t.Origin, _ = asString(v)
+		if t.Origin != ahp.OriginNative && t.Origin != ahp.OriginMCP {
+			p.fail(`event.tool.origin must be "native" or "mcp"`)
+			t.Origin = ""
+		}
+	}
+	if d, ok := get(tool, "mcp").(ast.Object); ok {
+		if s, ok := get(d, "server").(ast.Object); ok {
+			if t.MCP.Server, _ = getString(s, "name"); t.MCP.Server == "" {
+				t.MCP.Server, _ = getString(s, "id")
+			}
+		}
+		t.MCP.ToolName, _ = getString(d, "toolName")
+	}
+}
+
+func (p *eventParser) session(s *Session, session ast.Object) {
+	var ok bool
+	if s.ID, ok = nonEmpty(session, "id"); !ok {
+		p.fail("event.session.id must be a non-empty string")
+	}
+	s.Cwd, _ = getString(session, "cwd")
+	if roots, ok := get(session, "workspaceRoots").(*ast.Array); ok {
+		s.WorkspaceRoots = make([]string, 0, roots.Len())
+		for i := range roots.Len() {
+			if r, ok := asString(roots.Elem(i).Value); ok {
+				s.WorkspaceRoots = append(s.WorkspaceRoots, r)
+			}
+		}
+	}
+}
+
+// observed reads the fields of an observed event's outcome.
+func observed(e *Event, ev ast.Object) {
+	e.Outcome, _ = getString(ev, "outcome")
+	e.Reason, _ = getString(ev, "reason")
+	if x, ok := get(ev, "execution").(ast.Object); ok {
+		e.Execution.Status, _ = getString(x, "status")
+		e.Execution.Reason, _ = getString(x, "reason")
+	}
+	if f, ok := get(ev, "error").(ast.Object); ok {
+		e.Failure.Class, _ = getString(f, "class")
+		e.Failure.Message, _ = getString(f, "message")
+	}
 }
 
 // get returns the value of obj's key, nil when obj is nil or has no such
@@ -272,4 +363,29 @@ func hasBadNumber(v ast.Value) bool {
 		}
 	}
 	return false
+}
+
+// EventOfMap is EventOf for an event held as Go values (map[string]any,
+// []any, string, json.Number, float64, bool, nil), the form of the
+// native-hook adapters and of audit records: it is converted to the
+// policy engine's values once, here.
+func EventOfMap(m map[string]any) (Event, error) {
+	obj, err := objectOf(m)
+	if err != nil {
+		return Event{}, err
+	}
+	return EventOf(obj), nil
+}
+
+// objectOf converts an event held as Go values.
+func objectOf(m map[string]any) (ast.Object, error) {
+	v, err := ast.InterfaceToValue(m)
+	if err != nil {
+		return nil, fmt.Errorf("event cannot be evaluated: %w", err)
+	}
+	obj, ok := v.(ast.Object)
+	if !ok { // a nil map
+		return nil, errors.New("event is not an object")
+	}
+	return obj, nil
 }

@@ -21,7 +21,8 @@ import (
 	"github.com/open-policy-agent/opa/v1/ast"
 
 	"github.com/ahp-opa/ahp-opa/bench"
-	"github.com/ahp-opa/ahp-opa/engine"
+	"github.com/ahp-opa/ahp-opa/internal/enrich"
+	"github.com/ahp-opa/ahp-opa/transport"
 )
 
 // defaultEvent is a tool call every built-in rule must look at and let
@@ -128,11 +129,11 @@ func run() error {
 		// the event (the parsed shell command, resolved paths). OPA gets it
 		// precomputed: it is spared that work, which favours OPA.
 		opts.OPAInput = func(ev map[string]any) (any, error) {
-			v, err := engine.BuildInput(ev, engine.InputOptions{})
+			event, err := transport.EventOfMap(ev)
 			if err != nil {
 				return nil, err
 			}
-			return ast.JSON(v)
+			return ast.JSON(enrich.FullInput(&event, enrich.Options{}))
 		}
 	default:
 		return fmt.Errorf("-opa-input %q: want enriched or raw", *opaInput)

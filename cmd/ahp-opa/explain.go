@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/ahp-opa/ahp-opa/engine"
+	"github.com/ahp-opa/ahp-opa/internal/enrich"
 	"github.com/ahp-opa/ahp-opa/internal/redact"
 	"github.com/ahp-opa/ahp-opa/transport"
 )
@@ -43,10 +44,11 @@ func printPolicyInput(w io.Writer, data []byte) error {
 	if err != nil {
 		return err
 	}
-	input, err := engine.BuildInput(event, engine.InputOptions{})
+	ev, err := transport.EventOfMap(event)
 	if err != nil {
-		return err
+		return fmt.Errorf("input: %w", err)
 	}
+	input := enrich.FullInput(&ev, enrich.Options{})
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
@@ -76,11 +78,11 @@ func snapshotInput(eng *engine.Engine, data []byte) (*engine.Snapshot, ast.Value
 	if snap == nil {
 		return nil, nil, engine.ErrNotReady
 	}
-	input, err := eng.Input(event)
+	ev, err := transport.EventOfMap(event)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, fmt.Errorf("input: %w", err)
 	}
-	return snap, input, nil
+	return snap, eng.Input(&ev), nil
 }
 
 func writeExplanation(ctx context.Context, w io.Writer, eng *engine.Engine, data []byte) error {

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/ahp-opa/ahp-opa/internal/adapters"
+	"github.com/ahp-opa/ahp-opa/transport/ahp"
 )
 
 // payloadFor wraps a tool call in a pre-tool payload of agent, with the
@@ -177,7 +178,7 @@ func TestFieldChoiceDifferential(t *testing.T) {
 	dirDecoys := []adapters.Field{{"workdir"}, {"cwd"}, {"dir_path"}, {"working_directory"}, {"working_dir"}, {"directory"}, {"action", "workdir"}, {"action", "working_directory"}}
 	n := 0
 	for _, f := range fixtures {
-		if f.Kind != "input" || eventTypes[f.Event] != adapters.TypeToolBefore {
+		if f.Kind != "input" || eventTypes[f.Event] != ahp.EventToolBefore {
 			continue
 		}
 		payload := read(t, filepath.Join(dir, f.File))

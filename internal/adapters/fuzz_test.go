@@ -54,7 +54,7 @@ func fuzzDecoder(f *testing.F, agent string) {
 				t.Fatalf("type %q", ev.Type)
 			}
 		}
-		if err == nil && ev.Type == adapters.TypeToolBefore {
+		if err == nil && ev.Type == ahp.EventToolBefore {
 			onlyExecutedFields(t, agent, payload, ev)
 		}
 		ans := adapters.Run(context.Background(), allow, agent, payload, adapters.Options{})

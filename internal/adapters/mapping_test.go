@@ -8,10 +8,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/open-policy-agent/opa/v1/ast"
-
-	"github.com/ahp-opa/ahp-opa/engine"
 	"github.com/ahp-opa/ahp-opa/internal/adapters"
+	enrichment "github.com/ahp-opa/ahp-opa/internal/enrich"
+	"github.com/ahp-opa/ahp-opa/transport"
 	"github.com/ahp-opa/ahp-opa/transport/ahp"
 )
 
@@ -211,12 +210,13 @@ func TestEngineSeesAgent(t *testing.T) {
 // enrich returns input.ahp for an event, as plain JSON values.
 func enrich(t *testing.T, ev *adapters.Event) map[string]any {
 	t.Helper()
-	v, err := engine.BuildInput(ev.Object, engine.InputOptions{Home: "/home/dev"})
+	event, err := transport.EventOfMap(ev.Object)
 	if err != nil {
 		t.Fatal(err)
 	}
+	v := enrichment.Enrich(&event, enrichment.Options{Home: "/home/dev"}, enrichment.All).Object
 	var in map[string]any
-	if err := json.Unmarshal([]byte(v.(ast.Object).Get(ast.StringTerm(engine.InputKey)).String()), &in); err != nil {
+	if err := json.Unmarshal([]byte(v.String()), &in); err != nil {
 		t.Fatal(err)
 	}
 	return in

@@ -63,16 +63,16 @@ func (c *Config) defaults() {
 // session facts, so while no policy has read them (Facts.InUse) the event
 // is not analysed for it: a policy that never reads input.ahp.session does
 // not pay for parsing every command twice.
-func (a *Auditor) describe(event ast.Object, input ast.Value) Call {
+func (a *Auditor) describe(ev *transport.Event, input ast.Value) Call {
 	switch {
 	case input != nil:
-		return engine.DescribeCall(input)
-	case event == nil:
+		return enrich.DescribeCall(input)
+	case ev == nil:
 		return Call{}
 	case !a.facts.InUse():
-		return Call{Family: enrich.Enrich(event, engine.InputOptions{}, 0).Family}
+		return Call{Family: enrich.Enrich(ev, enrich.Options{}, 0).Family}
 	}
-	return engine.DescribeEvent(event)
+	return enrich.DescribeEvent(ev)
 }
 
 // Bounds on memory, whatever the traffic.
@@ -291,9 +291,9 @@ func (i *interceptor) Intercept(ctx context.Context, req *transport.InterceptReq
 	if !v.Enriched.Has(enrich.Describe) {
 		input = nil // the policy read too little of input.ahp to describe the call
 	}
-	call := a.cfg.Classify(req.Event.Object, input)
+	call := a.cfg.Classify(&req.Event, input)
 	rec.Tool.Family = call.Family
-	a.facts.observeDecision(req.Event.Source, req.Event.SessionID, req.Event.CallID, rec.Decision, call, now)
+	a.facts.observeDecision(req.Event.Source, req.Event.Session.ID, req.Event.CallID, rec.Decision, call, now)
 	a.stats.decisions.Add(1)
 	var p *pendingDecision
 	if req.Event.CallID != "" && rec.Decision != DecisionError {
@@ -347,7 +347,7 @@ func (a *Auditor) decisionRecord(req *transport.InterceptRequest, v engine.Verdi
 	ev := &req.Event
 	r := &Record{
 		Time: now.UTC(), Kind: KindDecision, EventID: ev.ID, EventType: ev.Type, Source: ev.Source,
-		SessionID: ev.SessionID, CallID: ev.CallID,
+		SessionID: ev.Session.ID, CallID: ev.CallID,
 		Tool:     &Tool{Name: ev.Tool.Name},
 		Revision: v.Decision.Revision, LatencyUS: v.Elapsed.Microseconds(),
 	}
@@ -508,51 +508,40 @@ func (a *Auditor) Health() (problem string, fatal bool) {
 
 func (a *Auditor) observe(ob *transport.Observation) {
 	ev := ob.Event
-	id, _ := ev["id"].(string)
-	source, _ := ev["source"].(string)
+	if ev == nil {
+		return // only a notification with a Problem has no event, and those are counted, not queued
+	}
 	now := a.now()
-	key := eventKey{source, id}
-	if _, dup := a.observed.get(key, now); dup && id != "" {
+	key := eventKey{ev.Source, ev.ID}
+	if _, dup := a.observed.get(key, now); dup && ev.ID != "" {
 		a.stats.duplicates.Add(1) // B-OBS-6: retried delivery, one record
 		return
 	}
 	a.observed.put(key, struct{}{}, now)
 	a.stats.observations.Add(1)
 
-	typ, _ := ev["type"].(string)
-	r := &Record{Time: now.UTC(), Kind: KindObservation, EventID: id, EventType: typ, Source: source}
-	if s, ok := ev["session"].(map[string]any); ok {
-		r.SessionID, _ = s["id"].(string)
+	r := &Record{
+		Time: now.UTC(), Kind: KindObservation, EventID: ev.ID, EventType: ev.Type, Source: ev.Source,
+		SessionID: ev.Session.ID, CallID: ev.CallID, Outcome: ev.Outcome, Execution: ev.Execution.Status,
 	}
 	var call Call
-	if t, ok := ev["tool"].(map[string]any); ok {
-		name, _ := t["name"].(string)
-		obj, _ := ast.InterfaceToValue(ev)
-		evObj, _ := obj.(ast.Object)
-		call = a.cfg.Classify(evObj, nil)
-		r.Tool = &Tool{Name: name, Family: call.Family}
-		r.CallID, _ = t["callId"].(string)
-	}
-	if c, ok := ev["call"].(map[string]any); ok {
-		r.CallID, _ = c["id"].(string)
-	}
-	r.Outcome, _ = ev["outcome"].(string)
-	if x, ok := ev["execution"].(map[string]any); ok {
-		r.Execution, _ = x["status"].(string)
+	if ev.Tool.Name != "" {
+		call = a.cfg.Classify(ev, nil)
+		r.Tool = &Tool{Name: ev.Tool.Name, Family: call.Family}
 	}
 	if a.cfg.IncludeInput {
-		r.Input, _ = a.redact.Value(ev, "").(map[string]any)
+		r.Input, _ = a.redact.Value(ev.Map(), "").(map[string]any)
 	}
 	a.write(r)
 
-	switch typ {
+	switch ev.Type {
 	case ahp.EventToolAfter:
 		a.correlate(r)
 		if r.Execution == ahp.ExecutionExecuted {
 			a.facts.observeExecuted(r.Source, r.SessionID, r.CallID, call, now)
 		}
 	case ahp.EventSessionEnd:
-		a.facts.end(source, r.SessionID)
+		a.facts.end(ev.Source, r.SessionID)
 	}
 }
 

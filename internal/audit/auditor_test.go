@@ -78,11 +78,11 @@ func newReq(id, tool, command string) *transport.InterceptRequest {
 		"session": map[string]any{"id": "s1"}, "call": map[string]any{"id": "c-" + id},
 		"tool": map[string]any{"name": tool, "kind": "shell", "input": map[string]any{"command": command}},
 	}
-	return &transport.InterceptRequest{
-		ID: transport.StringID(id), Effects: []string{"deny"},
-		Event: transport.Event{ID: id, Source: "urn:h", Type: "tool.before", SessionID: "s1", CallID: "c-" + id,
-			Tool: transport.Tool{Name: tool, Kind: "shell"}, Object: ast.MustInterfaceToValue(ev).(ast.Object)},
+	event, err := transport.ParseToolEvent(ast.MustInterfaceToValue(ev).(ast.Object))
+	if err != nil {
+		panic(err)
 	}
+	return &transport.InterceptRequest{ID: transport.StringID(id), Effects: []string{ahp.EffectDeny}, Event: event}
 }
 
 func observation(typ, id, callID, execution string) *transport.Observation {
@@ -93,7 +93,11 @@ func observation(typ, id, callID, execution string) *transport.Observation {
 		ev["outcome"] = "ok"
 		ev["execution"] = map[string]any{"status": execution}
 	}
-	return &transport.Observation{Method: ahp.MethodObserve, Params: map[string]any{"event": ev}, Event: ev}
+	event, err := transport.EventOfMap(ev)
+	if err != nil {
+		panic(err)
+	}
+	return &transport.Observation{Method: ahp.MethodObserve, Event: &event}
 }
 
 func newAuditor(t *testing.T, cfg Config, w Writer) *Auditor {
@@ -328,12 +332,10 @@ func TestIncludeInputIsRedacted(t *testing.T) {
 }
 
 func TestSessionFacts(t *testing.T) {
-	classify := func(event ast.Object, _ ast.Value) Call {
+	classify := func(ev *transport.Event, _ ast.Value) Call {
 		var cmd string
-		if t := event.Get(ast.InternedTerm("tool")); t != nil {
-			if c, err := t.Value.(ast.Object).Find(ast.MustParseRef("x.input.command")[1:]); err == nil {
-				cmd = string(c.(ast.String))
-			}
+		if c := ev.Tool.Input.Get(ast.StringTerm("command")); c != nil {
+			cmd = string(c.Value.(ast.String))
 		}
 		if cmd == "cat .env" {
 			return Call{Family: "file_read", Reads: []string{"/repo/.env"}, Secret: true}

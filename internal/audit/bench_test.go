@@ -58,7 +58,7 @@ func BenchmarkAuditOverhead(b *testing.B) {
 				id := "evt_" + itoa(benchSeq)
 				ev["id"] = id
 				req := &transport.InterceptRequest{ID: transport.StringID(id), Effects: []string{"deny"},
-					Event: transport.Event{ID: id, Source: "urn:x", Type: "tool.before", SessionID: "sess_123",
+					Event: transport.Event{ID: id, Source: "urn:x", Type: "tool.before", Session: transport.Session{ID: "sess_123"},
 						CallID: "call_" + id, Tool: transport.Tool{Name: "Bash", Kind: "shell"}, Object: ast.MustInterfaceToValue(ev).(ast.Object)}}
 				if _, err := srv.Interceptor.Intercept(ctx, req); err != nil {
 					b.Fatal(err)

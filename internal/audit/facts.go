@@ -9,16 +9,17 @@ import (
 
 	"github.com/open-policy-agent/opa/v1/ast"
 
-	"github.com/ahp-opa/ahp-opa/engine"
+	"github.com/ahp-opa/ahp-opa/internal/enrich"
+	"github.com/ahp-opa/ahp-opa/transport"
 	"github.com/ahp-opa/ahp-opa/transport/ahp"
 )
 
 // Call is what a classifier says about one tool call.
-type Call = engine.CallFacts
+type Call = enrich.CallFacts
 
 // Classifier describes a tool call from its event and, when the engine
 // evaluated it, the policy input it built (nil otherwise).
-type Classifier func(event ast.Object, input ast.Value) Call
+type Classifier func(ev *transport.Event, input ast.Value) Call
 
 // Bounds per session: facts are a summary, not a history. Whatever the
 // traffic, the store holds at most maxSessions × (4 lists × maxFactItems

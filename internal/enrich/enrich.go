@@ -1,7 +1,6 @@
 package enrich
 
 import (
-	"fmt"
 	"net/url"
 	"os"
 	"strings"
@@ -12,6 +11,8 @@ import (
 	"github.com/ahp-opa/ahp-opa/internal/adapters"
 	"github.com/ahp-opa/ahp-opa/internal/inline"
 	"github.com/ahp-opa/ahp-opa/internal/shell"
+	"github.com/ahp-opa/ahp-opa/transport"
+	"github.com/ahp-opa/ahp-opa/transport/ahp"
 )
 
 // InputKey is the key of the policy input under which ahp-opa adds what it
@@ -57,19 +58,25 @@ type Result struct {
 	Object ast.Object
 }
 
-// BuildInput returns the policy input for a tool.before event: the event
-// itself plus the whole enrichment under input.ahp.
-func BuildInput(event map[string]any, opts Options) (ast.Value, error) {
-	v, err := ast.InterfaceToValue(event)
-	if err != nil {
-		return nil, err
-	}
-	obj, ok := v.(ast.Object)
-	if !ok {
-		return nil, fmt.Errorf("event is %s, not an object", ast.ValueName(v))
-	}
-	obj.Insert(keyAHP, ast.NewTerm(Enrich(obj, opts, All).Object))
-	return obj, nil
+// Input returns the policy input for an event: its fields, and ahp (the
+// enrichment, Result.Object) under InputKey in place of any "ahp" key the
+// harness sent. The event is not modified.
+func Input(event ast.Object, ahp ast.Object) ast.Object {
+	items := make([][2]*ast.Term, 0, event.Len()+1)
+	event.Foreach(func(k, v *ast.Term) {
+		if !k.Equal(keyAHP) {
+			items = append(items, [2]*ast.Term{k, v})
+		}
+	})
+	items = append(items, [2]*ast.Term{keyAHP, ast.NewTerm(ahp)})
+	return ast.NewObject(items...)
+}
+
+// FullInput returns the policy input for an event with every part of
+// input.ahp but the session facts, for the tools that show or replay an
+// event outside the engine.
+func FullInput(ev *transport.Event, opts Options) ast.Object {
+	return Input(ev.Object, Enrich(ev, opts, All).Object)
 }
 
 var processHome = sync.OnceValue(func() string {
@@ -155,18 +162,15 @@ type enricher struct {
 // are computed as needed (the sensitive flag needs every path, so the
 // shell command is parsed for it) but only the parts asked for are put in
 // Result.Object.
-func Enrich(event ast.Object, opts Options, parts Parts) *Result {
-	tool := object(event, "tool")
-	name, _ := text(tool, "name")
-	kind, _ := text(tool, "kind")
-	origin, _ := text(tool, "origin")
-	r := &Result{Parts: parts, Agent: agentOf(event)}
-	fam := family(name, kind, origin)
-	input := object(tool, "input")
+func Enrich(ev *transport.Event, opts Options, parts Parts) *Result {
+	name, origin := ev.Tool.Name, ev.Tool.Origin
+	r := &Result{Parts: parts, Agent: agentOf(ev.Source)}
+	fam := family(name, ev.Tool.Kind, origin)
+	input := ev.Tool.Input
 	var mcpItem *ast.Term
 	toolName := strings.ToLower(name)
 	if fam == FamilyMCP {
-		server, t := mcpTool(name, tool)
+		server, t := mcpTool(name, ev.Tool.MCP)
 		mcpItem = ast.ObjectTerm(
 			[2]*ast.Term{keyServer, ast.StringTerm(server)},
 			[2]*ast.Term{keyTool, ast.StringTerm(t)},
@@ -192,14 +196,7 @@ func Enrich(event ast.Object, opts Options, parts Parts) *Result {
 		return r
 	}
 
-	session := object(event, "session")
-	cwd, _ := text(session, "cwd")
-	var roots []string
-	for _, r := range elems(session, "workspaceRoots") {
-		if s, ok := asText(r.Value); ok {
-			roots = append(roots, s)
-		}
-	}
+	cwd, roots := ev.Session.Cwd, ev.Session.WorkspaceRoots
 	home := opts.Home
 	if home == "" {
 		home = guessHome(cwd, roots)
@@ -214,7 +211,7 @@ func Enrich(event ast.Object, opts Options, parts Parts) *Result {
 		// The command runs in workdir: relative paths and $PWD start from
 		// it. The native adapters already moved the session's cwd there, so
 		// a relative workdir of a native call is not applied twice.
-		if workdir != "" && (isAbs(slashes(workdir)) || origin != "native") {
+		if workdir != "" && (isAbs(slashes(workdir)) || origin != ahp.OriginNative) {
 			if d := pc.resolve(workdir); isAbs(d.abs) && !d.dynamic {
 				pc.cwd, en.dir = d.abs, d.abs
 			}
@@ -294,8 +291,7 @@ func Enrich(event ast.Object, opts Options, parts Parts) *Result {
 
 // agentOf names the agent of a native-hook event from its source
 // (adapters.SourcePrefix + name), "" for any other source.
-func agentOf(event ast.Object) string {
-	src, _ := text(event, "source")
+func agentOf(src string) string {
 	name, ok := strings.CutPrefix(src, adapters.SourcePrefix)
 	if !ok || !adapters.Known(name) {
 		return ""

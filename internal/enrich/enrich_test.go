@@ -5,18 +5,18 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/ahp-opa/ahp-opa/internal/testkit"
 	"github.com/open-policy-agent/opa/v1/ast"
+
+	"github.com/ahp-opa/ahp-opa/internal/testkit"
+
+	"github.com/ahp-opa/ahp-opa/transport"
 )
 
 // ahpOf returns input.ahp for an event as plain JSON values.
 func ahpOf(t *testing.T, event map[string]any) map[string]any {
 	t.Helper()
-	v, err := BuildInput(event, Options{Home: "/home/dev"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := json.Marshal(ast.MustJSON(v.(ast.Object).Get(ast.StringTerm("ahp")).Value))
+	v := FullInput(eventOf(t, event), Options{Home: "/home/dev"})
+	b, err := json.Marshal(ast.MustJSON(v.Get(ast.StringTerm("ahp")).Value))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -25,6 +25,18 @@ func ahpOf(t *testing.T, event map[string]any) map[string]any {
 		t.Fatal(err)
 	}
 	return out
+}
+
+// eventOf is the typed event of an event held as Go values, as the
+// transport would parse it.
+func eventOf(t testing.TB, event map[string]any) *transport.Event {
+	t.Helper()
+	obj, ok := ast.MustInterfaceToValue(event).(ast.Object)
+	if !ok {
+		t.Fatalf("event %v is not an object", event)
+	}
+	ev := transport.EventOf(obj)
+	return &ev
 }
 
 func TestFamilies(t *testing.T) {

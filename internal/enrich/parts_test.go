@@ -6,6 +6,8 @@ import (
 
 	"github.com/ahp-opa/ahp-opa/internal/testkit"
 	"github.com/open-policy-agent/opa/v1/ast"
+
+	"github.com/ahp-opa/ahp-opa/transport"
 )
 
 func TestNeeded(t *testing.T) {
@@ -50,7 +52,7 @@ func TestPartsSelect(t *testing.T) {
 	ev := testkit.ToolEvent(map[string]any{"name": "Bash", "input": map[string]any{
 		"command": "echo ghp_abcdefghijklmnopqrstuvwxyz0123456789 > ~/.ssh/config"}})
 	ev["source"] = "urn:ahp-opa:agent:codex"
-	evObj := ast.MustInterfaceToValue(ev).(ast.Object)
+	evObj := eventOf(t, ev)
 	all := Enrich(evObj, Options{Home: "/home/dev"}, All)
 	if all.Shell == nil || !all.Sensitive || !all.Writes || all.Agent != "codex" {
 		t.Fatalf("whole enrichment = %+v", all)
@@ -102,13 +104,14 @@ func FuzzEnrich(f *testing.F) {
 			return
 		}
 		opts := Options{Home: "/home/dev"}
-		all := Enrich(obj, opts, All)
+		event := transport.EventOf(obj)
+		all := Enrich(&event, opts, All)
 		for key, part := range partKeys {
 			if part == Session {
 				continue
 			}
 			k := ast.StringTerm(key)
-			if got, want := Enrich(obj, opts, part).Object.Get(k), all.Object.Get(k); (got == nil) != (want == nil) || got != nil && !got.Equal(want) {
+			if got, want := Enrich(&event, opts, part).Object.Get(k), all.Object.Get(k); (got == nil) != (want == nil) || got != nil && !got.Equal(want) {
 				t.Fatalf("input.ahp.%s alone = %v, in the whole = %v", key, got, want)
 			}
 		}

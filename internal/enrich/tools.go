@@ -10,6 +10,8 @@ import (
 
 	"github.com/ahp-opa/ahp-opa/internal/adapters"
 	"github.com/ahp-opa/ahp-opa/internal/secretscan"
+	"github.com/ahp-opa/ahp-opa/transport"
+	"github.com/ahp-opa/ahp-opa/transport/ahp"
 )
 
 // Tool families: one rule written against a family covers every harness.
@@ -105,7 +107,7 @@ func family(name, kind, origin string) string {
 	if f, ok := kindFamilies[kind]; ok {
 		return f
 	}
-	if origin == "mcp" || strings.HasPrefix(name, "mcp__") {
+	if origin == ahp.OriginMCP || strings.HasPrefix(name, "mcp__") {
 		return FamilyMCP
 	}
 	if f, ok := toolFamilies[strings.ToLower(name)]; ok {
@@ -116,16 +118,8 @@ func family(name, kind, origin string) string {
 
 // mcpTool names the server and tool of an MCP call: from the AHP mcp
 // descriptor, or from a Claude Code style name mcp__server__tool.
-func mcpTool(name string, tool ast.Object) (server, toolName string) {
-	if d := object(tool, "mcp"); d != nil {
-		if s := object(d, "server"); s != nil {
-			server, _ = text(s, "name")
-			if server == "" {
-				server, _ = text(s, "id")
-			}
-		}
-		toolName, _ = text(d, "toolName")
-	}
+func mcpTool(name string, d transport.MCP) (server, toolName string) {
+	server, toolName = d.Server, d.ToolName
 	if rest, ok := strings.CutPrefix(name, "mcp__"); ok && (server == "" || toolName == "") {
 		s, t, _ := strings.Cut(rest, "__")
 		if server == "" {

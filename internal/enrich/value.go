@@ -6,15 +6,17 @@ import (
 	"github.com/ahp-opa/ahp-opa/internal/adapters"
 )
 
-// keyTerms are the event keys the enrichment reads, made once: a lookup
-// then allocates nothing.
+// keyTerms are the keys of tool.input the enrichment reads, and those of
+// input.ahp that DescribeCall reads, made once: a lookup then allocates
+// nothing. The event's own fields (tool, session, source) come typed from
+// transport.Event.
 var keyTerms = func() map[string]*ast.Term {
 	m := map[string]*ast.Term{}
 	for _, list := range [][]string{
-		{"tool", "name", "kind", "origin", "input", "session", "cwd", "workspaceRoots", "source",
-			"command", "cmd", "url", "uri", "urls", "prompt", "edits", "new_string", "file_path",
-			"mcp", "server", "id", "toolName", "patch"},
-		pathKeys, pathListKeys, ContentKeys, {"args"},
+		{"command", "cmd", "url", "uri", "urls", "prompt", "edits", "new_string", "file_path",
+			"patch", "action", "args", "workdir", "pattern"},
+		{InputKey, "tool", "family", "paths", "urls", "shell", "commands", "name", "redirects", "op", "path", "host", "base", "home_rel"},
+		pathKeys, pathListKeys, ContentKeys,
 	} {
 		for _, k := range list {
 			m[k] = ast.StringTerm(k)

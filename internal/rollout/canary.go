@@ -163,7 +163,7 @@ func (c *Canary) evaluate(job canaryJob) {
 	if !job.enriched.Has(enrich.All &^ enrich.Session) {
 		// The live policy reads less of input.ahp than the candidate may:
 		// enrich again, off the request path, keeping the session facts.
-		input = engine.Reenrich(job.input, job.ev.Object, engine.InputOptions{})
+		input = reenrich(job.input, &job.ev)
 	}
 	d, err := c.cand.Decide(c.ctx, input)
 	c.evaluated.Add(1)
@@ -184,8 +184,26 @@ func (c *Canary) evaluate(job canaryJob) {
 	ev := &job.ev
 	c.rec.Note(&audit.Record{
 		Time: time.Now().UTC(), Kind: audit.KindCanary, EventID: ev.ID, EventType: ev.Type, Source: ev.Source,
-		SessionID: ev.SessionID, CallID: ev.CallID, Tool: &audit.Tool{Name: ev.Tool.Name},
+		SessionID: ev.Session.ID, CallID: ev.CallID, Tool: &audit.Tool{Name: ev.Tool.Name},
 		Decision: job.live.Decision, Reason: job.live.Reason, Codes: job.live.Codes, Revision: job.live.Revision,
 		Canary: &audit.Verdict{Decision: cand.Decision, Reason: cand.Reason, Codes: cand.Codes, Revision: cand.Revision},
 	}, ev.Map())
+}
+
+// reenrich returns input, a policy input built for a policy that reads
+// only some of input.ahp, with the whole enrichment of ev instead; the
+// session facts it held are kept.
+func reenrich(input ast.Value, ev *transport.Event) ast.Value {
+	r := enrich.Enrich(ev, enrich.Options{}, enrich.All)
+	key := ast.InternedTerm("session")
+	if in, ok := input.(ast.Object); ok {
+		if t := in.Get(ast.InternedTerm(enrich.InputKey)); t != nil {
+			if ahp, ok := t.Value.(ast.Object); ok {
+				if s := ahp.Get(key); s != nil {
+					r.Object.Insert(key, s)
+				}
+			}
+		}
+	}
+	return enrich.Input(ev.Object, r.Object)
 }

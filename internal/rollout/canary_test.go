@@ -55,7 +55,7 @@ func (n *notes) Note(r *audit.Record, _ map[string]any) {
 
 func request(id string) *transport.InterceptRequest {
 	return &transport.InterceptRequest{
-		Event: transport.Event{ID: id, Source: "urn:test", Type: "tool.before", SessionID: "s1", CallID: "c-" + id,
+		Event: transport.Event{ID: id, Source: "urn:test", Type: "tool.before", Session: transport.Session{ID: "s1"}, CallID: "c-" + id,
 			Tool: transport.Tool{Name: "Bash"}, Object: ast.MustInterfaceToValue(map[string]any{"id": id}).(ast.Object)},
 		Effects: []string{ahp.EffectDeny},
 	}

@@ -12,9 +12,6 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/open-policy-agent/opa/v1/ast"
-
-	"github.com/ahp-opa/ahp-opa/engine"
 	"github.com/ahp-opa/ahp-opa/internal/audit"
 	"github.com/ahp-opa/ahp-opa/internal/enrich"
 	"github.com/ahp-opa/ahp-opa/transport"
@@ -246,9 +243,9 @@ func replayLine(ctx context.Context, line []byte, judge Judge, opts *ReplayOptio
 	// What happened then shapes the session from here on, whatever the
 	// candidate says now.
 	if opts.Facts != nil {
-		call := engine.DescribeCall(v.Input)
+		call := enrich.DescribeCall(v.Input)
 		if !v.Enriched.Has(enrich.Describe) && req.Event.Object != nil {
-			call = engine.DescribeEvent(req.Event.Object) // the candidate read too little to tell
+			call = enrich.DescribeEvent(&req.Event) // the candidate read too little to tell
 		}
 		opts.Facts.Apply(rec, call)
 	}
@@ -329,20 +326,13 @@ func decodeRecord(line []byte) (*audit.Record, bool) {
 // recorded (redacted) event, advertising deny so that the policy's deny is
 // what comes back.
 func requestOf(rec *audit.Record) *transport.InterceptRequest {
-	ev := transport.Event{
-		ID: rec.EventID, Source: rec.Source, Type: rec.EventType, Time: rec.Time,
-		CallID: rec.CallID, SessionID: rec.SessionID,
-	}
-	if v, err := ast.InterfaceToValue(rec.Input); err == nil {
-		ev.Object, _ = v.(ast.Object)
-	}
+	ev, _ := transport.EventOfMap(rec.Input) // no Object when it cannot be evaluated
+	// The record's own fields are what the live server parsed; the
+	// recorded input may have lost some of them to redaction.
+	ev.ID, ev.Source, ev.Type, ev.Time = rec.EventID, rec.Source, rec.EventType, rec.Time
+	ev.CallID, ev.Session.ID = rec.CallID, rec.SessionID
 	if rec.Tool != nil {
 		ev.Tool.Name = rec.Tool.Name
-	}
-	if t, ok := rec.Input["tool"].(map[string]any); ok {
-		if v, err := ast.InterfaceToValue(t["input"]); err == nil {
-			ev.Tool.Input, _ = v.(ast.Object)
-		}
 	}
 	return &transport.InterceptRequest{Event: ev, Effects: []string{ahp.EffectDeny}}
 }
@@ -353,11 +343,11 @@ func describeObserved(rec *audit.Record) audit.Call {
 	if rec.Input == nil || rec.Kind != audit.KindObservation || rec.EventType != ahp.EventToolAfter {
 		return audit.Call{}
 	}
-	in, err := engine.BuildInput(rec.Input, engine.InputOptions{})
+	ev, err := transport.EventOfMap(rec.Input)
 	if err != nil {
 		return audit.Call{}
 	}
-	return engine.DescribeCall(in)
+	return enrich.DescribeEvent(&ev)
 }
 
 // maxSubjectBytes bounds the command or path a changed event shows.

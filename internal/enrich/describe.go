@@ -1,4 +1,4 @@
-package engine
+package enrich
 
 import (
 	"slices"
@@ -6,7 +6,7 @@ import (
 
 	"github.com/open-policy-agent/opa/v1/ast"
 
-	"github.com/ahp-opa/ahp-opa/internal/enrich"
+	"github.com/ahp-opa/ahp-opa/transport"
 )
 
 // CallFacts summarises what one tool call touches, read from its enriched
@@ -29,64 +29,76 @@ var readers = []string{
 var copiers = []string{"cp", "scp", "rsync"}
 
 // DescribeEvent describes a call from its event alone, for when the input
-// the policy evaluated lacks the parts (enrich.Describe) that tell.
-func DescribeEvent(event ast.Object) CallFacts {
-	return DescribeCall(inputWith(event, InputOptions{}, enrich.Describe))
+// the policy evaluated lacks the parts (Describe) that tell.
+func DescribeEvent(ev *transport.Event) CallFacts {
+	return describe(Enrich(ev, Options{}, Describe).Object)
 }
 
-// DescribeCall reads what a call touches from input, the value Judge
-// evaluated (see Verdict.Input).
+// DescribeCall reads what a call touches from input, the policy input
+// the engine evaluated.
 func DescribeCall(input ast.Value) CallFacts {
-	var c CallFacts
 	obj, _ := input.(ast.Object)
-	if obj == nil {
+	return describe(object(obj, InputKey))
+}
+
+// describe reads what a call touches from input.ahp.
+func describe(ahp ast.Object) CallFacts {
+	var c CallFacts
+	if ahp == nil {
 		return c
 	}
-	ahp := field(obj, InputKey)
-	tool := field(ahp, "tool")
-	c.Family = str(field(tool, "family"))
-	if c.Family == "file_read" || c.Family == "search" {
-		for _, p := range items(field(tool, "paths")) {
-			c.addRead(p)
+	tool := object(ahp, "tool")
+	c.Family, _ = text(tool, "family")
+	if c.Family == FamilyFileRead || c.Family == FamilySearch {
+		for _, p := range elems(tool, "paths") {
+			c.addRead(p.Value)
 		}
 	}
-	for _, u := range items(field(tool, "urls")) {
-		c.addHost(str(field(u, "host")))
+	for _, u := range elems(tool, "urls") {
+		c.addHost(u.Value)
 	}
-	for _, cmd := range items(field(field(ahp, "shell"), "commands")) {
-		if name := str(field(cmd, "name")); slices.Contains(readers, name) {
-			paths := items(field(cmd, "paths"))
+	for _, cmd := range elems(object(ahp, "shell"), "commands") {
+		cmd, _ := cmd.Value.(ast.Object)
+		name, _ := text(cmd, "name")
+		if slices.Contains(readers, name) {
+			paths := elems(cmd, "paths")
 			if len(paths) > 1 && slices.Contains(copiers, name) {
 				paths = paths[:len(paths)-1] // the destination is written, not read
 			}
 			for _, p := range paths {
-				c.addRead(p)
+				c.addRead(p.Value)
 			}
 		}
-		for _, r := range items(field(cmd, "redirects")) {
-			if op := str(field(r, "op")); op == "<" || op == "<>" {
+		for _, r := range elems(cmd, "redirects") {
+			r, _ := r.Value.(ast.Object)
+			if op, _ := text(r, "op"); op == "<" || op == "<>" {
 				c.addRead(field(r, "path"))
 			}
 		}
-		for _, u := range items(field(cmd, "urls")) {
-			c.addHost(str(field(u, "host")))
+		for _, u := range elems(cmd, "urls") {
+			c.addHost(u.Value)
 		}
 	}
 	return c
 }
 
-func (c *CallFacts) addRead(p ast.Value) {
-	path := str(field(p, "path"))
+func (c *CallFacts) addRead(v ast.Value) {
+	p, _ := v.(ast.Object)
+	path, _ := text(p, "path")
 	if path == "" || slices.Contains(c.Reads, path) {
 		return
 	}
 	c.Reads = append(c.Reads, path)
-	if isSecretPath(str(field(p, "base")), str(field(p, "home_rel"))) {
+	base, _ := text(p, "base")
+	homeRel, _ := text(p, "home_rel")
+	if isSecretPath(base, homeRel) {
 		c.Secret = true
 	}
 }
 
-func (c *CallFacts) addHost(h string) {
+func (c *CallFacts) addHost(v ast.Value) {
+	u, _ := v.(ast.Object)
+	h, _ := text(u, "host")
 	if h != "" && !slices.Contains(c.Hosts, h) {
 		c.Hosts = append(c.Hosts, h)
 	}
@@ -109,31 +121,4 @@ func isSecretPath(base, homeRel string) bool {
 	}
 	return strings.HasPrefix(homeRel, ".ssh/") && !strings.HasSuffix(homeRel, ".pub") ||
 		strings.HasPrefix(homeRel, ".aws/")
-}
-
-func field(v ast.Value, key string) ast.Value {
-	obj, ok := v.(ast.Object)
-	if !ok {
-		return nil
-	}
-	t := obj.Get(ast.InternedTerm(key))
-	if t == nil {
-		return nil
-	}
-	return t.Value
-}
-
-func str(v ast.Value) string {
-	s, _ := v.(ast.String)
-	return string(s)
-}
-
-func items(v ast.Value) []ast.Value {
-	arr, ok := v.(*ast.Array)
-	if !ok {
-		return nil
-	}
-	out := make([]ast.Value, 0, arr.Len())
-	arr.Foreach(func(t *ast.Term) { out = append(out, t.Value) })
-	return out
 }

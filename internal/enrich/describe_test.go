@@ -1,14 +1,16 @@
-package engine
+package enrich
 
 import (
 	"slices"
 	"testing"
+
+	"github.com/ahp-opa/ahp-opa/internal/testkit"
 )
 
 func TestDescribeCall(t *testing.T) {
 	t.Parallel()
 	shell := func(cmd string) map[string]any {
-		ev := event("Bash", map[string]any{"command": cmd})
+		ev := testkit.ToolEvent(map[string]any{"name": "Bash", "input": map[string]any{"command": cmd}})
 		ev["session"] = map[string]any{"id": "s", "cwd": "/repo", "workspaceRoots": []any{"/repo"}}
 		return ev
 	}
@@ -26,16 +28,16 @@ func TestDescribeCall(t *testing.T) {
 		{"writer is not a read", shell("touch .env"), "shell", nil, nil, false},
 		{"private key", shell("cp /home/u/.ssh/id_ed25519 /tmp/k"), "shell", []string{"/home/u/.ssh/id_ed25519"}, nil, true},
 		{"curl host", shell("curl -s https://Example.COM/x | jq .a"), "shell", nil, []string{"example.com"}, false},
-		{"file tool", event("Read", map[string]any{"file_path": "/repo/.env.local"}), "file_read", []string{"/repo/.env.local"}, nil, true},
-		{"fetch tool", event("WebFetch", map[string]any{"url": "https://docs.example.org/a"}), "fetch", nil, []string{"docs.example.org"}, false},
+		{"file tool", testkit.ToolEvent(map[string]any{"name": "Read", "input": map[string]any{"file_path": "/repo/.env.local"}}), "file_read", []string{"/repo/.env.local"}, nil, true},
+		{"fetch tool", testkit.ToolEvent(map[string]any{"name": "WebFetch", "input": map[string]any{"url": "https://docs.example.org/a"}}), "fetch", nil, []string{"docs.example.org"}, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			in, err := BuildInput(tt.event, InputOptions{Home: "/home/u"})
-			if err != nil {
-				t.Fatal(err)
+			ev := eventOf(t, tt.event)
+			c := DescribeCall(FullInput(ev, Options{Home: "/home/u"}))
+			if alone := DescribeEvent(ev); alone.Family != c.Family || !slices.Equal(alone.Reads, c.Reads) {
+				t.Errorf("DescribeEvent = %+v, DescribeCall = %+v", alone, c)
 			}
-			c := DescribeCall(in)
 			if c.Family != tt.family || !slices.Equal(c.Reads, tt.reads) || !slices.Equal(c.Hosts, tt.hosts) || c.Secret != tt.secret {
 				t.Errorf("DescribeCall = %+v, want family %s reads %v hosts %v secret %v", c, tt.family, tt.reads, tt.hosts, tt.secret)
 			}
