@@ -22,7 +22,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/ahp-opa/ahp-opa/internal/adapters"
 	"github.com/ahp-opa/ahp-opa/transport/ahp"
 )
 
@@ -68,7 +67,7 @@ type HTTPRecorder interface {
 
 // HTTP serves the HTTP binding (PROTOCOL.md §8): POST /ahp for both methods,
 // plus GET /healthz, /readyz and /metrics for operations, and optionally
-// the agents' native HTTP hooks at POST /hooks/AGENT. Set the fields,
+// endpoints of other formats mounted beside them (Mounts). Set the fields,
 // then call Serve, or use the value as an http.Handler. Fields must not
 // change once serving started.
 type HTTP struct {
@@ -99,12 +98,9 @@ type HTTP struct {
 	Metrics http.Handler
 	// Recorder, if set, is told how each POST was answered.
 	Recorder HTTPRecorder
-	// Hooks, if set, also serves the agents' own HTTP hooks at POST
-	// /hooks/AGENT (adapters.HTTPAgents): the native payload is answered in
-	// the agent's format by adapters.Run, decided through Server with the
-	// same token, body limit, evaluation slots, metrics and audit as the
-	// AHP endpoint. A nil Logger in it means Logger.
-	Hooks *adapters.Options
+	// Mounts serves more endpoints, each under its path prefix (the agents'
+	// native hooks under /hooks/): see Mount.
+	Mounts map[string]Mount
 	// TLSConfig, if set, makes Serve speak HTTPS (B-HTTP-6).
 	TLSConfig *tls.Config
 	// Timeouts of the underlying http.Server; zero means the defaults.
@@ -220,9 +216,11 @@ func orDefault(d, def time.Duration) time.Duration {
 // redirect, which a harness would take as a failure anyway (B-HTTP-5).
 func (h *HTTP) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.init()
-	if agent, ok := strings.CutPrefix(r.URL.Path, HookPathPrefix); ok && h.Hooks != nil {
-		h.serveHook(w, r, agent)
-		return
+	for prefix, m := range h.Mounts {
+		if strings.HasPrefix(r.URL.Path, prefix) {
+			h.serveMount(w, r, m)
+			return
+		}
 	}
 	switch r.URL.Path {
 	case h.path:

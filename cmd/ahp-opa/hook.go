@@ -14,8 +14,8 @@ import (
 	"github.com/ahp-opa/ahp-opa/internal/adapters"
 	"github.com/ahp-opa/ahp-opa/internal/audit"
 	"github.com/ahp-opa/ahp-opa/internal/config"
+	"github.com/ahp-opa/ahp-opa/internal/nativehook"
 	"github.com/ahp-opa/ahp-opa/internal/service"
-	"github.com/ahp-opa/ahp-opa/transport"
 )
 
 func hookCommand() *cobra.Command {
@@ -159,13 +159,13 @@ func (h serviceHook) Decide(ctx context.Context, ev *adapters.Event) (adapters.D
 	if err := startError(h.cfg, h.svc.Start(ctx)); err != nil {
 		return adapters.Decision{}, err
 	}
-	return transport.HookDecider{Interceptor: h.svc.Server.Interceptor, Observer: h.svc.Server.Observer}.Decide(ctx, ev)
+	return nativehook.Decider{Interceptor: h.svc.Server.Interceptor, Observer: h.svc.Server.Observer}.Decide(ctx, ev)
 }
 
 // Observe implements adapters.Observer: post-tool and session events go to
 // the audit log as AHP observations do, with no policy loaded for them.
 func (h serviceHook) Observe(ctx context.Context, ev *adapters.Event) error {
-	return transport.HookDecider{Observer: h.svc.Server.Observer}.Observe(ctx, ev)
+	return nativehook.Decider{Observer: h.svc.Server.Observer}.Observe(ctx, ev)
 }
 
 // failedHook answers every event with the error that kept the service

@@ -13,6 +13,7 @@ import (
 
 	"github.com/ahp-opa/ahp-opa/internal/adapters"
 	"github.com/ahp-opa/ahp-opa/internal/config"
+	"github.com/ahp-opa/ahp-opa/internal/nativehook"
 	"github.com/ahp-opa/ahp-opa/internal/service"
 	"github.com/ahp-opa/ahp-opa/transport"
 )
@@ -41,7 +42,7 @@ func BenchmarkHTTPEndpoints(b *testing.B) {
 	h := &transport.HTTP{
 		Server:   svc.Server,
 		Recorder: svc.Metrics,
-		Hooks:    &adapters.Options{Inline: true},
+		Mounts:   map[string]transport.Mount{nativehook.PathPrefix: &nativehook.Handler{Options: adapters.Options{Inline: true}}},
 	}
 	const command = "cd /repo && go test ./... 2>&1 | tail -20 && git status --short"
 	bodies := map[string]func(id string) string{

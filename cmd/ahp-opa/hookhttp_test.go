@@ -18,6 +18,7 @@ import (
 	"github.com/ahp-opa/ahp-opa/internal/audit"
 	"github.com/ahp-opa/ahp-opa/internal/config"
 	"github.com/ahp-opa/ahp-opa/internal/daemon"
+	"github.com/ahp-opa/ahp-opa/internal/nativehook"
 	"github.com/ahp-opa/ahp-opa/internal/service"
 	"github.com/ahp-opa/ahp-opa/internal/testkit"
 	"github.com/ahp-opa/ahp-opa/transport"
@@ -45,7 +46,7 @@ func servedHooks(t *testing.T, token, auditPath string) (string, *engine.Engine,
 		t.Fatal(err)
 	}
 	h := b.binding(svc.Server, svc.Ready, svc.Metrics)
-	h.Hooks = &adapters.Options{Logger: log, Inline: true}
+	h.Mounts = map[string]transport.Mount{nativehook.PathPrefix: &nativehook.Handler{Options: adapters.Options{Logger: log, Inline: true}}}
 	done := make(chan error, 1)
 	go func() { done <- serveBindings(ctx, log, nil, b, h) }()
 	t.Cleanup(func() {
@@ -134,7 +135,7 @@ func TestHTTPHookFixtures(t *testing.T) {
 	dir, fixtures := hookFixtures(t)
 	auditPath := filepath.Join(t.TempDir(), "audit.jsonl")
 	url, eng, aud := servedHooks(t, secretToken, auditPath)
-	direct := &deciding{Decider: transport.HookDecider{Interceptor: eng}}
+	direct := &deciding{Decider: nativehook.Decider{Interceptor: eng}}
 	want := map[string]int{} // "kind event_type source" -> records
 	n := 0
 	for _, f := range fixtures {

@@ -12,6 +12,7 @@ import (
 	"github.com/ahp-opa/ahp-opa/internal/adapters"
 	"github.com/ahp-opa/ahp-opa/internal/audit"
 	"github.com/ahp-opa/ahp-opa/internal/config"
+	"github.com/ahp-opa/ahp-opa/internal/nativehook"
 	"github.com/ahp-opa/ahp-opa/internal/service"
 	"github.com/ahp-opa/ahp-opa/transport"
 )
@@ -77,7 +78,9 @@ decides. Policy files and the --config file are reloaded when they change
 			if web != nil {
 				h = web.binding(svc.Server, svc.Ready, svc.Metrics)
 				h.Health = svc.Health
-				h.Hooks = &adapters.Options{FailOpen: cfg.Hook.FailOpen, Timeout: cfg.Hook.Timeout, Logger: log, Inline: true}
+				h.Mounts = map[string]transport.Mount{nativehook.PathPrefix: &nativehook.Handler{
+					Options: adapters.Options{FailOpen: cfg.Hook.FailOpen, Timeout: cfg.Hook.Timeout, Logger: log, Inline: true},
+				}}
 			}
 			if err := serveBindings(ctx, log, stdio, web, h); err != nil {
 				return err

@@ -14,8 +14,8 @@ import (
 	"github.com/ahp-opa/ahp-opa/bundles"
 	"github.com/ahp-opa/ahp-opa/engine"
 	"github.com/ahp-opa/ahp-opa/internal/adapters"
+	"github.com/ahp-opa/ahp-opa/internal/nativehook"
 	"github.com/ahp-opa/ahp-opa/internal/testkit"
-	"github.com/ahp-opa/ahp-opa/transport"
 	"github.com/ahp-opa/ahp-opa/transport/ahp"
 )
 
@@ -95,7 +95,7 @@ func engineDecider(t *testing.T) *recorder {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &recorder{Decider: transport.HookDecider{Interceptor: eng}}
+	return &recorder{Decider: nativehook.Decider{Interceptor: eng}}
 }
 
 // preToolExpect is what the built-in library decides for each pre-tool

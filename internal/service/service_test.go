@@ -20,7 +20,7 @@ import (
 	"github.com/ahp-opa/ahp-opa/internal/config"
 	"github.com/ahp-opa/ahp-opa/internal/service"
 	"github.com/ahp-opa/ahp-opa/internal/testkit"
-	"github.com/ahp-opa/ahp-opa/transport"
+	"github.com/ahp-opa/ahp-opa/transport/ahp"
 )
 
 // sshRule is the built-in rule that denies reading a private SSH key.
@@ -52,7 +52,7 @@ func answer(t *testing.T, svc *service.Service, command string) string {
 		return fmt.Sprintf("error %d: %s", resp.Error.Code, resp.Error.Message)
 	}
 	for _, e := range resp.Result.Effects {
-		if e.Type == transport.EffectDeny {
+		if e.Type == ahp.EffectDeny {
 			return "deny " + e.Code
 		}
 	}

@@ -1,15 +1,20 @@
-package transport
+package nativehook
 
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"io"
 	"net/http"
+	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/ahp-opa/ahp-opa/internal/adapters"
 	"github.com/ahp-opa/ahp-opa/internal/testkit"
+	"github.com/ahp-opa/ahp-opa/transport"
 	"github.com/ahp-opa/ahp-opa/transport/ahp"
 )
 
@@ -47,7 +52,7 @@ func TestHookDecider(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			d, err := HookDecider{Interceptor: f}.Decide(context.Background(), ev)
+			d, err := Decider{Interceptor: f}.Decide(context.Background(), ev)
 			if (err != nil) != tt.err || d.Deny != tt.deny {
 				t.Fatalf("Decide = %+v, %v", d, err)
 			}
@@ -80,7 +85,7 @@ func TestHookDeciderObserve(t *testing.T) {
 		t.Fatal(err)
 	}
 	obs := &recordingObserver{}
-	if err := (HookDecider{Observer: obs}).Observe(context.Background(), ev); err != nil {
+	if err := (Decider{Observer: obs}).Observe(context.Background(), ev); err != nil {
 		t.Fatal(err)
 	}
 	if len(obs.got) != 1 {
@@ -91,7 +96,7 @@ func TestHookDeciderObserve(t *testing.T) {
 		o.Event.Tool.Name == "" || o.Event.CallID == "" || o.Event.Object == nil {
 		t.Fatalf("observation = %+v", o)
 	}
-	if err := (HookDecider{}).Observe(context.Background(), ev); err != nil {
+	if err := (Decider{}).Observe(context.Background(), ev); err != nil {
 		t.Fatalf("without an observer: %v", err)
 	}
 }
@@ -138,16 +143,17 @@ func TestHTTPHooks(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			obs := &recordingObserver{}
 			rec := newRecorder()
-			h := &HTTP{
-				Server: &Server{Interceptor: statelessInterceptor{}, Observer: obs}, Token: testToken,
-				MaxBodyBytes: 1024, Recorder: rec, Hooks: &adapters.Options{FailOpen: tt.failOpen},
+			h := &transport.HTTP{
+				Server: &transport.Server{Interceptor: statelessInterceptor{}, Observer: obs}, Token: testToken,
+				MaxBodyBytes: 1024, Recorder: rec,
+				Mounts: map[string]transport.Mount{PathPrefix: &Handler{Options: adapters.Options{FailOpen: tt.failOpen}}},
 			}
 			url, c := startHTTPTest(t, h)
 			hdr := append([]string{"Authorization", "Bearer " + testToken}, tt.hdr...)
 			if len(tt.hdr) > 0 && tt.hdr[0] == "Authorization" {
 				hdr = tt.hdr
 			}
-			got := post(t, c, url+HookPathPrefix+tt.path, tt.body, hdr...)
+			got := post(t, c, url+PathPrefix+tt.path, tt.body, hdr...)
 			if got.status != tt.status {
 				t.Fatalf("status %d, want %d; body %s", got.status, tt.status, got.body)
 			}
@@ -189,12 +195,121 @@ func TestHTTPHooks(t *testing.T) {
 	}
 }
 
-// TestHTTPHooksOff: without Hooks the native paths do not exist.
+// TestHTTPHooksOff: without the mount the native paths do not exist.
 func TestHTTPHooksOff(t *testing.T) {
-	url, c := startHTTPTest(t, newHTTP(statelessInterceptor{}))
+	url, c := startHTTPTest(t, &transport.HTTP{Server: &transport.Server{Interceptor: statelessInterceptor{}}})
 	if got := post(t, c, url+"/hooks/claude-code", claudePayload("Danger")); got.status != http.StatusNotFound {
 		t.Fatalf("status %d", got.status)
 	}
 }
 
 var fixedNow = time.Date(2026, 12, 2, 10, 0, 0, 0, time.UTC)
+
+const testToken = "s3cr3t-t0ken-for-tests-0123456789"
+
+// fakeDecision is the fakes' policy: it denies "Danger", fails on "Boom",
+// panics on "Panic", is unavailable on "Busy", has no objection otherwise.
+func fakeDecision(req *transport.InterceptRequest) (*transport.InterceptResult, error) {
+	switch req.Event.Tool.Name {
+	case "Danger":
+		return transport.NewResult(transport.Effect{Type: ahp.EffectDeny, Reason: "no", Code: "com.example.no"}), nil
+	case "Boom":
+		return nil, errors.New("internal detail that must not leak")
+	case "Panic":
+		panic("internal detail that must not leak")
+	case "Busy":
+		return nil, transport.Unavailable("no policy is active yet")
+	}
+	return transport.NewResult(), nil
+}
+
+type fakeInterceptor struct{ seen []*transport.InterceptRequest }
+
+func (f *fakeInterceptor) Intercept(_ context.Context, req *transport.InterceptRequest) (*transport.InterceptResult, error) {
+	f.seen = append(f.seen, req)
+	return fakeDecision(req)
+}
+
+// statelessInterceptor is fakeInterceptor without its request log, for
+// concurrent requests.
+type statelessInterceptor struct{}
+
+func (statelessInterceptor) Intercept(_ context.Context, req *transport.InterceptRequest) (*transport.InterceptResult, error) {
+	return fakeDecision(req)
+}
+
+type recordingObserver struct {
+	mu  sync.Mutex
+	got []*transport.Observation
+}
+
+func (r *recordingObserver) Observe(_ context.Context, o *transport.Observation) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.got = append(r.got, o)
+}
+
+// recorder is a transport.HTTPRecorder counting answers by status.
+type recorder struct {
+	mu       sync.Mutex
+	statuses map[int]int
+}
+
+func newRecorder() *recorder { return &recorder{statuses: map[int]int{}} }
+
+func (r *recorder) Answered(status, _ int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.statuses[status]++
+}
+
+func (r *recorder) Overloaded() {}
+
+func (r *recorder) get(status, _ int) (int, int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.statuses[status], 0
+}
+
+// startHTTPTest serves h through httptest and returns its base URL and a
+// client.
+func startHTTPTest(t *testing.T, h *transport.HTTP) (string, *http.Client) {
+	t.Helper()
+	ts := httptest.NewServer(h)
+	t.Cleanup(ts.Close)
+	return ts.URL, ts.Client()
+}
+
+type httpReply struct {
+	status int
+	header http.Header
+	body   []byte
+}
+
+// post sends body with a JSON content type and hdr (name, value pairs; an
+// empty value removes the header).
+func post(t *testing.T, c *http.Client, url, body string, hdr ...string) httpReply {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	for i := 0; i+1 < len(hdr); i += 2 {
+		if hdr[i+1] == "" {
+			req.Header.Del(hdr[i])
+		} else {
+			req.Header.Add(hdr[i], hdr[i+1])
+		}
+	}
+	resp, err := c.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return httpReply{status: resp.StatusCode, header: resp.Header, body: b}
+}
