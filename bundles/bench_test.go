@@ -31,7 +31,7 @@ func BenchmarkCompileSwap(b *testing.B) {
 			ctx := context.Background()
 			b.ReportAllocs()
 			for b.Loop() {
-				s, err := engine.Compile(ctx, p, caps)
+				s, err := engine.Compile(ctx, p, engine.CompileOptions{Capabilities: caps})
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -100,7 +100,7 @@ func New(opts Options) *Engine {
 // Load compiles p and, if that succeeds, makes it the active policy. On
 // failure the previous policy stays active.
 func (e *Engine) Load(ctx context.Context, p *bundles.Policy) error {
-	s, err := CompileWith(ctx, p, CompileOptions{
+	s, err := Compile(ctx, p, CompileOptions{
 		Capabilities: e.opts.Capabilities,
 		OnRuleError:  e.opts.OnRuleError,
 		Shadow:       e.opts.Shadow,

@@ -171,7 +171,7 @@ func TestCompileRejects(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := Compile(context.Background(), policy(t, map[string]string{"x.rego": tt.src}), nil)
+			_, err := Compile(context.Background(), policy(t, map[string]string{"x.rego": tt.src}), CompileOptions{})
 			if err == nil {
 				t.Fatal("compiled, want an error")
 			}
@@ -280,7 +280,7 @@ func TestSwapUnderLoad(t *testing.T) {
 	snaps := make([]*Snapshot, len(versions))
 	for i, p := range versions {
 		var err error
-		if snaps[i], err = Compile(context.Background(), p, nil); err != nil {
+		if snaps[i], err = Compile(context.Background(), p, CompileOptions{}); err != nil {
 			t.Fatal(err)
 		}
 	}

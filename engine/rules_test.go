@@ -61,7 +61,7 @@ func builtinSnapshot(t testing.TB, files map[string]string, opts CompileOptions)
 		snapshots.m[key] = c
 	}
 	snapshots.Unlock()
-	c.once.Do(func() { c.s, c.err = CompileWith(context.Background(), p, opts) })
+	c.once.Do(func() { c.s, c.err = Compile(context.Background(), p, opts) })
 	if c.err != nil {
 		t.Fatal(c.err)
 	}
@@ -404,7 +404,7 @@ deny contains "no code" if input.tool.name == "x"
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := CompileWith(context.Background(), withBuiltin(t, tt.files), CompileOptions{Shadow: tt.shadow})
+			_, err := Compile(context.Background(), withBuiltin(t, tt.files), CompileOptions{Shadow: tt.shadow})
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("error %v, want %q", err, tt.want)
 			}
@@ -413,7 +413,7 @@ deny contains "no code" if input.tool.name == "x"
 			}
 		})
 	}
-	if _, err := CompileWith(context.Background(), withBuiltin(t, nil), CompileOptions{Shadow: []string{"data.ahp.tool.before.builtin", "dev.ahp-opa.git.force-push"}}); err != nil {
+	if _, err := Compile(context.Background(), withBuiltin(t, nil), CompileOptions{Shadow: []string{"data.ahp.tool.before.builtin", "dev.ahp-opa.git.force-push"}}); err != nil {
 		t.Errorf("valid ids refused: %v", err)
 	}
 }
@@ -457,7 +457,7 @@ func TestParseOnRuleError(t *testing.T) {
 
 func TestExplainShowsShadowAndErrors(t *testing.T) {
 	t.Parallel()
-	s, err := CompileWith(context.Background(), withBuiltin(t, map[string]string{"rules/team.rego": teamRule}),
+	s, err := Compile(context.Background(), withBuiltin(t, map[string]string{"rules/team.rego": teamRule}),
 		CompileOptions{Shadow: []string{"dev.ahp-opa.git.force-push"}, OnRuleError: RuleErrorFail})
 	if err != nil {
 		t.Fatal(err)

@@ -79,13 +79,9 @@ type CompileOptions struct {
 	Shadow []string
 }
 
-// Compile builds a snapshot from p. Compilation errors carry file:line.
-func Compile(ctx context.Context, p *bundles.Policy, caps *ast.Capabilities) (*Snapshot, error) {
-	return CompileWith(ctx, p, CompileOptions{Capabilities: caps})
-}
-
-// CompileWith builds a snapshot from p with opts.
-func CompileWith(ctx context.Context, p *bundles.Policy, opts CompileOptions) (*Snapshot, error) {
+// Compile builds a snapshot from p with opts. Compilation errors carry
+// file:line.
+func Compile(ctx context.Context, p *bundles.Policy, opts CompileOptions) (*Snapshot, error) {
 	caps := opts.Capabilities
 	if caps == nil {
 		caps = DefaultCapabilities()

@@ -33,7 +33,7 @@ func TestLibraryCompilesWithoutNetworkBuiltins(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := engine.Compile(context.Background(), p, caps); err != nil {
+	if _, err := engine.Compile(context.Background(), p, engine.CompileOptions{Capabilities: caps}); err != nil {
 		t.Error(err)
 	}
 }
