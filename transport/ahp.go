@@ -135,10 +135,10 @@ type Effect struct {
 	Extensions map[string]any `json:"extensions,omitempty"`
 }
 
-// Observation is a hooks/observe notification. Event is nil when params
-// had no event object. Problem says why the notification is invalid, if
-// it is; an invalid notification is never answered (B-OBS-1), only
-// counted.
+// Observation is a hooks/observe notification. Problem says why it is
+// invalid, if it is; an invalid notification is never answered (B-OBS-1),
+// only counted, and has no Event. A valid one carries its event, read
+// once (EventOf).
 type Observation struct {
 	Method  string
 	Event   *Event
