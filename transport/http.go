@@ -312,7 +312,7 @@ func (h *HTTP) serveAHP(w http.ResponseWriter, r *http.Request) {
 		ex.record(http.StatusMethodNotAllowed, 0)
 		return
 	}
-	if !isJSON(r.Header.Get("Content-Type")) {
+	if !IsJSON(r.Header.Get("Content-Type")) {
 		ex.reject(http.StatusUnsupportedMediaType)
 		return
 	}
@@ -502,9 +502,10 @@ func methodNotAllowed(w http.ResponseWriter, allow string) {
 	w.WriteHeader(http.StatusMethodNotAllowed)
 }
 
-// isJSON accepts application/json with no charset or charset=utf-8
-// (B-HTTP-2); JSON has no other encoding on the wire.
-func isJSON(contentType string) bool {
+// IsJSON reports whether a Content-Type is application/json with no
+// charset or charset=utf-8 (B-HTTP-2); JSON has no other encoding on the
+// wire. Every route that takes JSON, mounted ones included, uses it.
+func IsJSON(contentType string) bool {
 	mt, params, err := mime.ParseMediaType(contentType)
 	if err != nil || mt != "application/json" {
 		return false

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"mime"
 	"net/http"
 	"strconv"
 	"strings"
@@ -45,7 +44,7 @@ func (hd *Handler) ServeMount(w http.ResponseWriter, r *http.Request, env transp
 			agent, PathPrefix, strings.Join(adapters.HTTPAgents, ", "+PathPrefix))
 		return
 	}
-	if !isJSON(r.Header.Get("Content-Type")) {
+	if !transport.IsJSON(r.Header.Get("Content-Type")) {
 		log.Debug("http: request refused", "remote", r.RemoteAddr, "status", http.StatusUnsupportedMediaType)
 		w.Header().Set("Content-Length", "0")
 		w.WriteHeader(http.StatusUnsupportedMediaType)
@@ -125,19 +124,4 @@ func sendAnswer(w http.ResponseWriter, r *http.Request, ans adapters.Answer, log
 	hdr.Set("Cache-Control", "no-store")
 	w.WriteHeader(status)
 	w.Write(ans.Stdout)
-}
-
-// isJSON accepts application/json with no charset or charset=utf-8, as
-// the AHP endpoint does (B-HTTP-2).
-func isJSON(contentType string) bool {
-	mt, params, err := mime.ParseMediaType(contentType)
-	if err != nil || mt != "application/json" {
-		return false
-	}
-	for k, v := range params {
-		if k != "charset" || !strings.EqualFold(v, "utf-8") {
-			return false
-		}
-	}
-	return true
 }

@@ -10,6 +10,7 @@
 //   - certs.go: self-signed certificates for TLS tests.
 //   - buffer.go: a buffer safe for concurrent writers.
 //   - tree.go: directory snapshots, to show code changed nothing it must not.
+//   - imports.go: a package's import boundary.
 //
 // It imports only the standard library, so that any package's tests may
 // use it without an import cycle.
