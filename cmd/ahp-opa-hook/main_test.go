@@ -108,8 +108,16 @@ func runHook(t *testing.T, hook, runtime string, args ...string) (string, string
 // stdout, stderr and exit status.
 func runClient(t *testing.T, hook, runtime, stdin string, args ...string) (string, string, int) {
 	t.Helper()
+	return runHookIn(t, hook, runtime, "", nil, stdin, args...)
+}
+
+// runHookIn is runClient in directory dir (the test's own when empty) with
+// env added to the private runtime dir.
+func runHookIn(t *testing.T, hook, runtime, dir string, env []string, stdin string, args ...string) (string, string, int) {
+	t.Helper()
 	cmd := exec.Command(hook, args...)
-	cmd.Env = []string{"XDG_RUNTIME_DIR=" + runtime, "PATH=/usr/bin:/bin"}
+	cmd.Env = append([]string{"XDG_RUNTIME_DIR=" + runtime, "PATH=/usr/bin:/bin"}, env...)
+	cmd.Dir = dir
 	cmd.Stdin = strings.NewReader(stdin)
 	var out, serr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &serr
@@ -354,20 +362,7 @@ func TestNoDaemonIsNoOutage(t *testing.T) {
 // Codex payload on stdin.
 func runIn(t *testing.T, hook, runtime, dir string, env []string, args ...string) (string, string, int) {
 	t.Helper()
-	cmd := exec.Command(hook, args...)
-	cmd.Env = append([]string{"XDG_RUNTIME_DIR=" + runtime, "PATH=/usr/bin:/bin"}, env...)
-	cmd.Dir = dir
-	cmd.Stdin = strings.NewReader(`{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"ls"}}`)
-	var out, serr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &serr
-	err := cmd.Run()
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatal(err)
-	}
-	return out.String(), serr.String(), code
+	return runHookIn(t, hook, runtime, dir, env, `{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"ls"}}`, args...)
 }
 
 // TestDaemonLogCapped: daemon.log, where every daemon's stderr goes, does
