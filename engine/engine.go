@@ -68,7 +68,7 @@ type RuleCounter interface {
 // SessionFacts returns the facts of a session as an AST object, or nil
 // when there are none. The value is only read.
 type SessionFacts interface {
-	Session(source, sessionID string) ast.Value
+	Session(ctx context.Context, source, sessionID string) ast.Value
 }
 
 // Engine evaluates events against the active snapshot.
@@ -130,7 +130,7 @@ func (e *Engine) decide(ctx context.Context, ev *transport.Event) (Decision, ast
 	if s == nil {
 		return Decision{}, nil, 0, ErrNotReady
 	}
-	input, parts := e.input(s, ev)
+	input, parts := e.input(ctx, s, ev)
 	ctx, cancel := context.WithTimeout(ctx, e.opts.EvalTimeout)
 	defer cancel()
 	d, err := s.Decide(ctx, input)
@@ -140,10 +140,10 @@ func (e *Engine) decide(ctx context.Context, ev *transport.Event) (Decision, ast
 // input builds the policy input for s: the event's fields, and under
 // input.ahp the parts s reads. An "ahp" key sent by the harness is
 // always replaced. The event itself is not modified.
-func (e *Engine) input(s *Snapshot, ev *transport.Event) (ast.Object, enrich.Parts) {
+func (e *Engine) input(ctx context.Context, s *Snapshot, ev *transport.Event) (ast.Object, enrich.Parts) {
 	r := enrich.Enrich(ev, e.enrichOptions(), s.needs)
 	if s.needs&enrich.Session != 0 && e.opts.Facts != nil {
-		if facts := e.opts.Facts.Session(ev.Source, ev.Session.ID); facts != nil {
+		if facts := e.opts.Facts.Session(ctx, ev.Source, ev.Session.ID); facts != nil {
 			r.Object.Insert(ast.InternedTerm("session"), ast.NewTerm(facts))
 		}
 	}

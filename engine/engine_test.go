@@ -325,7 +325,7 @@ func TestSwapUnderLoad(t *testing.T) {
 
 type fixedFacts struct{ v ast.Value }
 
-func (f fixedFacts) Session(_, _ string) ast.Value { return f.v }
+func (f fixedFacts) Session(context.Context, string, string) ast.Value { return f.v }
 
 // TestInputHoldsWhatThePolicyReads: the event is enriched with the parts
 // of input.ahp the policy reads and no others; a harness-sent "ahp" never

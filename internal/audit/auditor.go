@@ -42,6 +42,12 @@ type Config struct {
 	Classify Classifier `koanf:"-"`
 }
 
+// WithDefaults returns c with its zero values replaced by the defaults.
+func (c Config) WithDefaults() Config {
+	c.defaults()
+	return c
+}
+
 func (c *Config) defaults() {
 	if c.QueueSize <= 0 {
 		c.QueueSize = 4096
@@ -93,6 +99,10 @@ type Stats struct {
 	Dropped, InvalidNotifications    uint64
 	DuplicateObservations, Anomalies uint64
 	NoOutcome, WriteFailures         uint64
+	// StaleDecisions were decided without the shared session facts, which
+	// could not be read in time; SharedRefused were answered -32003 for
+	// that because state.required is set.
+	StaleDecisions, SharedRefused uint64
 }
 
 // Auditor records decisions and observations off the request path.
@@ -103,6 +113,7 @@ type Auditor struct {
 	ship   *Shipper // nil: decisions stay local
 	redact *Redactor
 	facts  *Facts
+	shared *sharing // nil: this process alone
 	now    func() time.Time
 
 	queue chan item
@@ -120,6 +131,7 @@ type Auditor struct {
 	stats struct {
 		decisions, observations, retries, dropped, invalid atomic.Uint64
 		duplicates, anomalies, noOutcome, writeFailures    atomic.Uint64
+		stale, sharedRefused                               atomic.Uint64
 	}
 
 	// Owned by the worker goroutine: write failures reported at most once
@@ -215,6 +227,7 @@ func (a *Auditor) Stats() Stats {
 		Dropped: s.dropped.Load(), InvalidNotifications: s.invalid.Load(),
 		DuplicateObservations: s.duplicates.Load(), Anomalies: s.anomalies.Load(),
 		NoOutcome: s.noOutcome.Load(), WriteFailures: s.writeFailures.Load(),
+		StaleDecisions: s.stale.Load(), SharedRefused: s.sharedRefused.Load(),
 	}
 }
 
@@ -280,6 +293,26 @@ func (i *interceptor) Intercept(ctx context.Context, req *transport.InterceptReq
 		return c.result, nil
 	}
 
+	var (
+		sharedFP string
+		stale    bool
+	)
+	if a.shared != nil {
+		sharedFP = stableFingerprint(req.Event.Object)
+		var replay *transport.InterceptResult
+		ctx, replay, stale = a.shared.load(ctx, req, sharedFP)
+		if replay != nil {
+			a.stats.retries.Add(1)
+			return replay, nil
+		}
+		if stale {
+			a.stats.stale.Add(1)
+			if a.shared.required {
+				return nil, a.refuseStale(req, now)
+			}
+		}
+	}
+
 	v := i.next.Judge(ctx, req)
 	if v.Result != nil {
 		for j := range v.Result.Effects {
@@ -287,6 +320,7 @@ func (i *interceptor) Intercept(ctx context.Context, req *transport.InterceptReq
 		}
 	}
 	rec := a.decisionRecord(req, v, now)
+	rec.Stale = stale
 	input := v.Input
 	if !v.Enriched.Has(enrich.Describe) {
 		input = nil // the policy read too little of input.ahp to describe the call
@@ -313,10 +347,25 @@ func (i *interceptor) Intercept(ctx context.Context, req *transport.InterceptReq
 		a.cache.put(key, cachedResult{fingerprint: fp, result: v.Result}, now)
 		a.mu.Unlock()
 	}
+	if a.shared != nil && rec.Decision != DecisionError {
+		a.shared.decided(req, rec, call, p, v.Result, sharedFP, a.redact)
+	}
 	if v.Err != nil {
 		return nil, v.Err
 	}
 	return v.Result, nil
+}
+
+// refuseStale answers -32003 for a decision whose session facts could not
+// be read, with state.required set, and records it.
+func (a *Auditor) refuseStale(req *transport.InterceptRequest, now time.Time) error {
+	a.stats.sharedRefused.Add(1)
+	err := transport.Unavailable("the session state store could not be read in time, and state.required is set")
+	rec := a.decisionRecord(req, engine.Verdict{Err: err}, now)
+	rec.Stale = true
+	a.stats.decisions.Add(1)
+	a.enqueue(item{rec: rec})
+	return err
 }
 
 // writeRequired hands a decision record to the worker and waits until it
@@ -498,12 +547,22 @@ func (a *Auditor) noteWrite(err error) {
 // Health describes a failing audit sink, or returns "" when records are
 // being written. fatal is set when audit.required makes the failure stop
 // decisions.
+// A shared state store that cannot be reached degrades the replica but
+// never makes it unready: decisions go on with stale facts (or -32003
+// with state.required), and taking every replica out would stop all.
 func (a *Auditor) Health() (problem string, fatal bool) {
-	p := a.health.Load()
-	if p == nil {
-		return "", false
+	var shared string
+	if a.shared != nil {
+		shared = a.shared.store.Health()
 	}
-	return fmt.Sprintf("audit log failing since %s: %s", p.since.UTC().Format(time.RFC3339), p.err), a.cfg.Required
+	p := a.health.Load()
+	switch {
+	case p == nil:
+		return shared, false
+	case shared != "":
+		shared = "; " + shared
+	}
+	return fmt.Sprintf("audit log failing since %s: %s", p.since.UTC().Format(time.RFC3339), p.err) + shared, a.cfg.Required
 }
 
 func (a *Auditor) observe(ob *transport.Observation) {
@@ -539,9 +598,16 @@ func (a *Auditor) observe(ob *transport.Observation) {
 		a.correlate(r)
 		if r.Execution == ahp.ExecutionExecuted {
 			a.facts.observeExecuted(r.Source, r.SessionID, r.CallID, call, now)
+			if a.shared != nil {
+				a.shared.store.Send(Update{Kind: UpdateExecuted, Time: now, Source: r.Source,
+					SessionID: r.SessionID, EventID: ev.ID, CallID: r.CallID, Call: call})
+			}
 		}
 	case ahp.EventSessionEnd:
 		a.facts.end(ev.Source, r.SessionID)
+		if a.shared != nil {
+			a.shared.store.Send(Update{Kind: UpdateEnd, Time: now, Source: ev.Source, SessionID: r.SessionID, EventID: ev.ID})
+		}
 	}
 }
 
@@ -551,10 +617,17 @@ func (a *Auditor) observe(ob *transport.Observation) {
 func (a *Auditor) correlate(after *Record) {
 	k := callKey{after.Source, after.SessionID, after.CallID}
 	p, ok := a.pending.get(k, after.Time)
+	a.pending.delete(k)
+	if a.shared != nil {
+		// Whichever replica made the decision; this one's own memory
+		// answers when the store has not received it yet or is down.
+		if sp, found := a.shared.takePending(after); found {
+			p, ok = pendingDecision{eventID: sp.EventID, decision: sp.Decision, tool: sp.Tool}, true
+		}
+	}
 	if !ok {
 		return
 	}
-	a.pending.delete(k)
 	if p.decision != DecisionDeny || after.Execution != ahp.ExecutionExecuted {
 		return
 	}
@@ -572,6 +645,9 @@ func (a *Auditor) correlate(after *Record) {
 // sessions.
 func (a *Auditor) sweep(now time.Time) {
 	a.pending.expire(now, func(k callKey, p pendingDecision) {
+		if a.shared != nil && !a.shared.stillPending(k) {
+			return // another replica saw its tool.after
+		}
 		a.stats.noOutcome.Add(1)
 		a.write(&Record{
 			Time: now.UTC(), Kind: KindNoOutcome, Source: k.source, SessionID: k.session, CallID: k.call,
@@ -611,7 +687,13 @@ func fingerprint(seed maphash.Seed, v ast.Value) uint64 {
 	return h.Sum64()
 }
 
-func hashValue(h *maphash.Hash, v ast.Value) {
+// hashWriter is what hashValue writes to: a *maphash.Hash or a digest.
+type hashWriter interface {
+	WriteByte(byte) error
+	WriteString(string) (int, error)
+}
+
+func hashValue(h hashWriter, v ast.Value) {
 	switch v := v.(type) {
 	case ast.Object:
 		keys := v.Keys()

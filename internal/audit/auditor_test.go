@@ -352,7 +352,7 @@ func TestSessionFacts(t *testing.T) {
 	a.Observer().Observe(ctx, observation("tool.after", "a2", "c-e2", "executed"))
 	flush(t, a)
 
-	v := a.Facts().Session("urn:h", "s1")
+	v := a.Facts().Session(context.Background(), "urn:h", "s1")
 	if v == nil {
 		t.Fatal("no facts for the session")
 	}
@@ -373,7 +373,7 @@ func TestSessionFacts(t *testing.T) {
 	}
 	a.Observer().Observe(ctx, observation("session.end", "end", "", ""))
 	flush(t, a)
-	if a.Facts().Session("urn:h", "s1") != nil {
+	if a.Facts().Session(context.Background(), "urn:h", "s1") != nil {
 		t.Error("facts survived session.end")
 	}
 }
@@ -402,7 +402,7 @@ func TestFactsWhenThePolicyReadsNoEnrichment(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			a := newAuditor(t, Config{}, nil)
 			if tt.factsRead {
-				a.Facts().Session("urn:h", "another session")
+				a.Facts().Session(context.Background(), "urn:h", "another session")
 			}
 			if a.Facts().InUse() != tt.factsRead {
 				t.Fatalf("InUse = %v before the call", !tt.factsRead)
@@ -412,7 +412,7 @@ func TestFactsWhenThePolicyReadsNoEnrichment(t *testing.T) {
 				t.Fatal(err)
 			}
 			flush(t, a)
-			v := a.Facts().Session("urn:h", "s1")
+			v := a.Facts().Session(context.Background(), "urn:h", "s1")
 			if v == nil {
 				t.Fatal("no facts for the session")
 			}

@@ -94,6 +94,6 @@ func BenchmarkFactsCycle(b *testing.B) {
 	for b.Loop() {
 		i++
 		f.observeDecision("urn:x", "s", "c"+itoa(i), DecisionAllow, Call{Family: "shell", Reads: []string{"/repo/a", "/repo/b"}}, now)
-		f.Session("urn:x", "s")
+		f.Session(context.Background(), "urn:x", "s")
 	}
 }

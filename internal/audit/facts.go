@@ -1,6 +1,7 @@
 package audit
 
 import (
+	"context"
 	"slices"
 	"strings"
 	"sync"
@@ -40,8 +41,8 @@ type FactsStats struct {
 }
 
 // Facts keeps per-session facts built from decisions and observations and
-// serves them to policies as input.ahp.session. Facts live in one process:
-// a fleet must route a session to one replica.
+// serves them to policies as input.ahp.session. Facts live in one process;
+// replicas of a fleet share theirs through a Shared store as well.
 type Facts struct {
 	mu           sync.Mutex
 	sessions     *window[sessionKey, *session]
@@ -93,8 +94,11 @@ func NewFacts(ttl time.Duration) *Facts {
 }
 
 // Session returns the facts of a session as an AST object, or nil when the
-// session is unknown. The value is shared and must not be changed.
-func (f *Facts) Session(source, id string) ast.Value {
+// session is unknown. The value is shared and must not be changed. With a
+// shared store (Auditor.Share), the facts it returned for this decision
+// come first; when it could not be read, this process's facts are
+// returned marked stale.
+func (f *Facts) Session(ctx context.Context, source, id string) ast.Value {
 	if f == nil {
 		return nil
 	}
@@ -104,6 +108,16 @@ func (f *Facts) Session(source, id string) ast.Value {
 	if id == "" {
 		return nil
 	}
+	if l := loadedFrom(ctx, source, id); l != nil {
+		if !l.stale {
+			return l.facts
+		}
+		return withStale(f.local(source, id))
+	}
+	return f.local(source, id)
+}
+
+func (f *Facts) local(source, id string) ast.Value {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	s, ok := f.sessions.get(sessionKey{source, id}, f.clock())
@@ -246,14 +260,20 @@ func (s *session) count(callID string, c Call, now time.Time) (evicted uint64) {
 // addString appends v to a bounded list of string terms unless it is
 // there; a value longer than maxFactItemBytes is cut, marked with "…".
 func addString(list []*ast.Term, v string) ([]*ast.Term, uint64) {
-	if len(v) > maxFactItemBytes {
-		v = strings.ToValidUTF8(v[:maxFactItemBytes-len("…")], "") + "…"
-	}
-	t := ast.StringTerm(v)
+	t := ast.StringTerm(CutFactItem(v))
 	if slices.ContainsFunc(list, t.Equal) {
 		return list, 0
 	}
 	return appendBounded(list, maxFactItems, t)
+}
+
+// CutFactItem cuts a path or host longer than the bound of one fact
+// entry, marking the cut with "…"; every store keeps entries this way.
+func CutFactItem(v string) string {
+	if len(v) > maxFactItemBytes {
+		return strings.ToValidUTF8(v[:maxFactItemBytes-len("…")], "") + "…"
+	}
+	return v
 }
 
 // appendBounded appends v, dropping the oldest entries past max, and

@@ -46,6 +46,9 @@ type Record struct {
 	RuleErrors []RuleError `json:"rule_errors,omitempty"`
 	// WouldDeny are the denies of rules in shadow mode: not answered.
 	WouldDeny []WouldDeny `json:"would_deny,omitempty"`
+	// Stale marks a decision made without the shared session facts
+	// (state.store: redis), which could not be read in time.
+	Stale bool `json:"stale,omitempty"`
 
 	// Observation records: tool.after outcome and execution status, or the
 	// session.end outcome.

@@ -20,6 +20,7 @@ import (
 	"github.com/ahp-opa/ahp-opa/engine"
 	"github.com/ahp-opa/ahp-opa/internal/audit"
 	"github.com/ahp-opa/ahp-opa/internal/pathread"
+	"github.com/ahp-opa/ahp-opa/internal/state"
 	"github.com/ahp-opa/ahp-opa/internal/suggest"
 	"github.com/ahp-opa/ahp-opa/transport"
 )
@@ -46,6 +47,9 @@ type Config struct {
 	Concurrency     int              `koanf:"concurrency"`
 	Audit           audit.Config     `koanf:"audit"`
 	DecisionLogs    audit.ShipConfig `koanf:"decision_logs"`
+	// State is where session state lives: this process, or a store the
+	// replicas of a fleet share.
+	State state.Config `koanf:"state"`
 	// Library configures the built-in library (data.ahp_opa.config):
 	// disabled_rules, exceptions, protected_branches, mcp_allowlist…
 	Library       map[string]any `koanf:"library"`
@@ -81,6 +85,7 @@ func Default() Config {
 		HTTPConfig:      DefaultHTTP(),
 		PolicySources:   DefaultPolicySources(),
 		Hook:            DefaultHook(),
+		State:           state.Default(),
 	}
 }
 
@@ -231,6 +236,9 @@ func (c Config) Validate() error {
 	}
 	if _, err := engine.ParseOnRuleError(c.OnRuleError); err != nil {
 		return fmt.Errorf("configuration: %w", err)
+	}
+	if err := c.State.Validate(); err != nil {
+		return err
 	}
 	if err := c.PolicySources.validate(); err != nil {
 		return err

@@ -28,6 +28,7 @@ import (
 	"github.com/ahp-opa/ahp-opa/internal/config"
 	"github.com/ahp-opa/ahp-opa/internal/metrics"
 	"github.com/ahp-opa/ahp-opa/internal/rollout"
+	"github.com/ahp-opa/ahp-opa/internal/state"
 	"github.com/ahp-opa/ahp-opa/transport"
 )
 
@@ -89,8 +90,11 @@ type Service struct {
 	cancel context.CancelFunc
 	facts  *audit.Facts
 	ship   *audit.Shipper
-	file   *audit.File    // the audit log, closed after the auditor
-	wg     sync.WaitGroup // the configuration watch
+	file   *audit.File // the audit log, closed after the auditor
+	// closeState closes the shared session state store (state.store),
+	// after the auditor, whose last updates it writes.
+	closeState func()
+	wg         sync.WaitGroup // the configuration watch
 
 	cur atomic.Pointer[stack] // nil until started
 
@@ -146,6 +150,9 @@ func New(ctx context.Context, cfg config.Config, opts Options) (s *Service, err 
 	}
 	if s.Audit, s.file, err = startAudit(s.ctx, cfg.Audit, opts.AuditLog, s.facts, log); err != nil {
 		return s, fmt.Errorf("audit: %w", err)
+	}
+	if s.closeState, err = state.Attach(cfg.State, cfg.Audit, s.Audit, s.Engine, s.Metrics, log); err != nil {
+		return s, err
 	}
 	if opts.DecisionLogs {
 		if s.ship, err = startShipper(cfg, log); err != nil {
@@ -331,6 +338,9 @@ func (s *Service) Close() {
 	}
 	if s.Audit != nil {
 		s.Audit.Close()
+	}
+	if s.closeState != nil {
+		s.closeState()
 	}
 	if s.ship != nil {
 		s.ship.Close()

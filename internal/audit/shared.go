@@ -1,0 +1,256 @@
+package audit
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"hash"
+	"slices"
+	"time"
+
+	"github.com/open-policy-agent/opa/v1/ast"
+
+	"github.com/ahp-opa/ahp-opa/transport"
+)
+
+// Shared is session state shared by the replicas of a fleet: a session's
+// facts, the answers given to event ids (for retries, B-DUP-1) and the
+// decisions awaiting their tool.after. With it, any replica answers as one
+// process would. Without it (state.store: memory, the default) this
+// process's memory holds them, as it always did; with it, the memory still
+// holds this replica's view, which is what a decision uses when the shared
+// store cannot be read in time.
+//
+// internal/state provides the Redis implementation.
+type Shared interface {
+	// Load fetches, in one round trip, the answer recorded for an event
+	// and, when q.Facts is set, the facts of its session (nil when the
+	// session is unknown). It returns within ctx's deadline.
+	Load(ctx context.Context, q Query) (Loaded, error)
+	// Send queues u for the store. It never blocks: updates of one session
+	// are applied in the order sent, and a full queue drops and counts.
+	Send(u Update)
+	// TakePending removes and returns the decision awaiting a call's
+	// tool.after, whichever replica made it; ok is false when there is none.
+	TakePending(ctx context.Context, source, sessionID, callID string) (p SharedPending, ok bool, err error)
+	// Health names the store's problem, "" when it answers.
+	Health() string
+}
+
+// Query is what a decision asks the shared store.
+type Query struct {
+	Source, EventID, SessionID string
+	Facts                      bool // the active policy reads input.ahp.session
+}
+
+// Loaded is what the shared store holds for a decision.
+type Loaded struct {
+	Answer *SharedAnswer // nil: no replica has answered the event yet
+	Facts  ast.Value     // nil: the session has no facts
+}
+
+// SharedAnswer is an answer kept for retries of the same event on any
+// replica. Fingerprint is a collision-resistant digest of the event, so
+// that a different call reusing the id is decided afresh.
+type SharedAnswer struct {
+	Fingerprint string                     `json:"fp"`
+	Result      *transport.InterceptResult `json:"result"`
+}
+
+// SharedPending is a decision awaiting its tool.after.
+type SharedPending struct {
+	EventID  string `json:"event_id"`
+	Decision string `json:"decision"`
+	Tool     *Tool  `json:"tool,omitempty"`
+}
+
+// UpdateKind says what an Update reports.
+type UpdateKind uint8
+
+// The updates a replica sends.
+const (
+	UpdateDecision UpdateKind = iota + 1 // a decision: facts, answer, pending
+	UpdateExecuted                       // a tool.after reporting execution
+	UpdateEnd                            // session.end: forget the session
+)
+
+// Update is what one decision or observation changes in the shared store.
+// It holds nothing the audit record would not: reasons are redacted and
+// facts are paths, hosts and families.
+type Update struct {
+	Kind                               UpdateKind
+	Time                               time.Time
+	Source, SessionID, EventID, CallID string
+	Decision                           string // allow or deny (UpdateDecision)
+	Call                               Call
+	Answer                             *SharedAnswer  // UpdateDecision: kept for retries
+	Pending                            *SharedPending // UpdateDecision: awaits its tool.after
+}
+
+// loadedKey carries, in a decision's context, what the shared store
+// returned, for Facts.Session to hand the engine.
+type loadedKey struct{}
+
+type loadedFacts struct {
+	source, session string
+	facts           ast.Value // from the shared store; nil when unknown or stale
+	stale           bool      // the store could not be read in time
+}
+
+func withLoaded(ctx context.Context, l *loadedFacts) context.Context {
+	return context.WithValue(ctx, loadedKey{}, l)
+}
+
+func loadedFrom(ctx context.Context, source, session string) *loadedFacts {
+	l, _ := ctx.Value(loadedKey{}).(*loadedFacts)
+	if l == nil || l.source != source || l.session != session {
+		return nil
+	}
+	return l
+}
+
+// withStale returns facts marked input.ahp.session.stale: true, so that a
+// policy can be strict while the shared store is unreachable. Unknown
+// facts become an empty session.
+func withStale(facts ast.Value) ast.Value {
+	obj, ok := facts.(ast.Object)
+	if !ok {
+		obj = (&session{calls: map[string]int{}}).toValue().(ast.Object)
+	}
+	out := obj.Copy()
+	out.Insert(ast.InternedTerm("stale"), ast.BooleanTerm(true))
+	return out
+}
+
+// stableFingerprint digests an event's content with SHA-256: replicas
+// must agree on it, and unlike the per-process keyed hash it must resist
+// a crafted event that collides with an allowed one.
+func stableFingerprint(v ast.Value) string {
+	h := digest{sha256.New()}
+	hashValue(h, v)
+	return hex.EncodeToString(h.Sum(nil)[:16])
+}
+
+// digest gives a hash.Hash the byte and string writers hashValue uses.
+type digest struct{ hash.Hash }
+
+func (d digest) WriteByte(b byte) error {
+	_, err := d.Write([]byte{b})
+	return err
+}
+
+func (d digest) WriteString(s string) (int, error) { return d.Write([]byte(s)) }
+
+// SharedOptions attach a shared store to an Auditor.
+type SharedOptions struct {
+	Store Shared
+	// ReadsSession reports whether the active policy reads
+	// input.ahp.session: only then does a decision read facts.
+	ReadsSession func() bool
+	// Timeout bounds the read on the answer path; past it the decision
+	// is made with this replica's own facts, marked stale.
+	Timeout time.Duration
+	// Required answers -32003 instead when facts could not be read.
+	Required bool
+}
+
+// Share makes the auditor keep its state in o.Store as well. Call it
+// before the auditor sees traffic.
+func (a *Auditor) Share(o SharedOptions) {
+	if o.Store == nil {
+		a.shared = nil
+		return
+	}
+	if o.ReadsSession == nil {
+		o.ReadsSession = func() bool { return true }
+	}
+	if o.Timeout <= 0 {
+		o.Timeout = 5 * time.Millisecond
+	}
+	a.shared = &sharing{store: o.Store, readsSession: o.ReadsSession, timeout: o.Timeout, required: o.Required}
+}
+
+// offPathTimeout bounds the store calls the worker makes (correlation),
+// which no answer waits for.
+const offPathTimeout = time.Second
+
+// sharing is the auditor's side of a Shared store.
+type sharing struct {
+	store        Shared
+	readsSession func() bool
+	timeout      time.Duration
+	required     bool
+}
+
+// load asks the store, in one round trip, for an earlier answer to the
+// event and, when the policy reads them, the session's facts. It returns
+// the context that carries the facts to the engine, the answer to replay
+// if any, and whether facts were needed but could not be read.
+func (s *sharing) load(ctx context.Context, req *transport.InterceptRequest, fp string) (context.Context, *transport.InterceptResult, bool) {
+	ev := &req.Event
+	q := Query{Source: ev.Source, EventID: ev.ID, SessionID: ev.Session.ID, Facts: ev.Session.ID != "" && s.readsSession()}
+	lctx, cancel := context.WithTimeout(ctx, s.timeout)
+	l, err := s.store.Load(lctx, q)
+	cancel()
+	if err != nil {
+		if !q.Facts {
+			return ctx, nil, false // only the retry check was lost: decide afresh
+		}
+		return withLoaded(ctx, &loadedFacts{source: ev.Source, session: ev.Session.ID, stale: true}), nil, true
+	}
+	if l.Answer != nil && l.Answer.Fingerprint == fp && l.Answer.Result != nil {
+		return ctx, l.Answer.Result, false
+	}
+	if !q.Facts {
+		return ctx, nil, false
+	}
+	return withLoaded(ctx, &loadedFacts{source: ev.Source, session: ev.Session.ID, facts: l.Facts}), nil, false
+}
+
+// decided sends what a decision changes: the session's facts, the answer
+// for retries and the decision awaiting its tool.after.
+func (s *sharing) decided(req *transport.InterceptRequest, rec *Record, call Call, p *pendingDecision,
+	result *transport.InterceptResult, fp string, red *Redactor) {
+	ev := &req.Event
+	u := Update{Kind: UpdateDecision, Time: rec.Time, Source: ev.Source, SessionID: ev.Session.ID,
+		EventID: ev.ID, CallID: ev.CallID, Decision: rec.Decision, Call: call}
+	if result != nil && ev.ID != "" {
+		u.Answer = &SharedAnswer{Fingerprint: fp, Result: redactedResult(result, red)}
+	}
+	if p != nil {
+		u.Pending = &SharedPending{EventID: p.eventID, Decision: p.decision, Tool: p.tool}
+	}
+	s.store.Send(u)
+}
+
+// redactedResult is the answer as stored: reasons are redacted already,
+// extensions a policy added are redacted here.
+func redactedResult(r *transport.InterceptResult, red *Redactor) *transport.InterceptResult {
+	if !slices.ContainsFunc(r.Effects, func(e transport.Effect) bool { return e.Extensions != nil }) {
+		return r
+	}
+	out := *r
+	out.Effects = slices.Clone(r.Effects)
+	for i := range out.Effects {
+		if ext := out.Effects[i].Extensions; ext != nil {
+			out.Effects[i].Extensions, _ = red.Value(ext, "").(map[string]any)
+		}
+	}
+	return &out
+}
+
+func (s *sharing) takePending(after *Record) (SharedPending, bool) {
+	ctx, cancel := context.WithTimeout(context.Background(), offPathTimeout)
+	defer cancel()
+	p, ok, err := s.store.TakePending(ctx, after.Source, after.SessionID, after.CallID)
+	return p, ok && err == nil
+}
+
+// stillPending reports whether no replica has seen the call's tool.after;
+// when the store cannot say, the gap is reported.
+func (s *sharing) stillPending(k callKey) bool {
+	ctx, cancel := context.WithTimeout(context.Background(), offPathTimeout)
+	defer cancel()
+	_, ok, err := s.store.TakePending(ctx, k.source, k.session, k.call)
+	return ok || err != nil
+}

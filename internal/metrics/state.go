@@ -1,0 +1,49 @@
+package metrics
+
+import "github.com/prometheus/client_golang/prometheus"
+
+// StateCounts are what a shared state store (state.store: redis) and the
+// decisions using it count.
+type StateCounts struct {
+	Up             bool   // the store answers
+	StaleDecisions uint64 // decided with this replica's facts: the store could not be read in time
+	Refused        uint64 // answered -32003 for that, with state.required
+	ReadErrors     uint64 // reads on the answer path that failed or timed out
+	Dropped        uint64 // updates dropped on a full write queue
+	WriteFailures  uint64 // updates the store refused, or lost at shutdown
+	ItemsEvicted   uint64 // fact entries and ids pushed out by the bounds
+}
+
+// TrackState exports a shared store's state, read at scrape time:
+// state_up and the state_*_total counters.
+func (m *Metrics) TrackState(f func() StateCounts) {
+	if m == nil || f == nil {
+		return
+	}
+	counter := func(name, help string, pick func(StateCounts) uint64) prometheus.Collector {
+		return prometheus.NewCounterFunc(prometheus.CounterOpts{Namespace: namespace, Name: name, Help: help},
+			func() float64 { return float64(pick(f())) })
+	}
+	m.reg.MustRegister(
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Namespace: namespace, Name: "state_up",
+			Help: "1 while the shared session state store answers, else 0."},
+			func() float64 {
+				if f().Up {
+					return 1
+				}
+				return 0
+			}),
+		counter("state_stale_decisions_total", "Decisions made with this replica's own session facts because the shared store could not be read in time.",
+			func(c StateCounts) uint64 { return c.StaleDecisions }),
+		counter("state_refused_total", "Decisions answered -32003 because the shared store could not be read and state.required is set.",
+			func(c StateCounts) uint64 { return c.Refused }),
+		counter("state_read_errors_total", "Reads of the shared store on the answer path that failed or timed out.",
+			func(c StateCounts) uint64 { return c.ReadErrors }),
+		counter("state_updates_dropped_total", "Session state updates dropped because the write queue was full.",
+			func(c StateCounts) uint64 { return c.Dropped }),
+		counter("state_write_failures_total", "Session state updates the store refused, or that were lost at shutdown.",
+			func(c StateCounts) uint64 { return c.WriteFailures }),
+		counter("state_items_evicted_total", "Session fact entries and call ids pushed out by their bounds in the shared store.",
+			func(c StateCounts) uint64 { return c.ItemsEvicted }),
+	)
+}

@@ -1,0 +1,475 @@
+package state
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/open-policy-agent/opa/v1/ast"
+	"github.com/redis/rueidis"
+
+	"github.com/ahp-opa/ahp-opa/bundles"
+	"github.com/ahp-opa/ahp-opa/engine"
+	"github.com/ahp-opa/ahp-opa/internal/audit"
+	"github.com/ahp-opa/ahp-opa/transport"
+	"github.com/ahp-opa/ahp-opa/transport/ahp"
+)
+
+// redisServer is a redis-server of one test, on a free loopback port,
+// with its files in a temporary directory.
+type redisServer struct {
+	addr string
+	cmd  *exec.Cmd
+}
+
+// startRedis starts redis-server, or skips the test when it is not
+// installed, unless AHP_REQUIRE_FLEET=1 (CI) makes that a failure.
+func startRedis(t *testing.T) *redisServer {
+	t.Helper()
+	bin, err := exec.LookPath("redis-server")
+	if err != nil {
+		if os.Getenv("AHP_REQUIRE_FLEET") == "1" {
+			t.Fatal("redis-server is not installed and AHP_REQUIRE_FLEET=1: apt-get install redis-server")
+		}
+		t.Skip("redis-server is not installed (apt-get install redis-server); set AHP_REQUIRE_FLEET=1 to fail instead")
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := l.Addr().(*net.TCPAddr).Port
+	l.Close()
+	dir := t.TempDir()
+	cmd := exec.Command(bin, "--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--save", "",
+		"--appendonly", "no", "--dir", dir, "--logfile", dir+"/redis.log")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cmd.Process.Signal(syscall.SIGCONT)
+		cmd.Process.Kill()
+		cmd.Wait()
+	})
+	s := &redisServer{addr: fmt.Sprintf("127.0.0.1:%d", port), cmd: cmd}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		c, err := net.DialTimeout("tcp", s.addr, 100*time.Millisecond)
+		if err == nil {
+			c.Close()
+			return s
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("redis-server did not listen on %s: %v", s.addr, err)
+		}
+		time.Sleep(10 * time.Millisecond) // polling a port: there is nothing to wait on
+	}
+}
+
+func (s *redisServer) url() string { return "redis://" + s.addr + "/0" }
+
+// pause freezes the server (SIGSTOP): reads then time out, as they do
+// with a server that hangs or a network that drops packets.
+func (s *redisServer) pause(t *testing.T) {
+	t.Helper()
+	if err := s.cmd.Process.Signal(syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func (s *redisServer) resume(t *testing.T) {
+	t.Helper()
+	if err := s.cmd.Process.Signal(syscall.SIGCONT); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// dump returns every key and value the server holds, as text.
+func (s *redisServer) dump(t *testing.T) map[string]string {
+	t.Helper()
+	c, err := rueidis.NewClient(rueidis.ClientOption{InitAddress: []string{s.addr}, DisableCache: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	ctx := context.Background()
+	keys, err := c.Do(ctx, c.B().Keys().Pattern("*").Build()).AsStrSlice()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]string{}
+	for _, k := range keys {
+		typ, _ := c.Do(ctx, c.B().Type().Key(k).Build()).ToString()
+		switch typ {
+		case "string":
+			out[k], _ = c.Do(ctx, c.B().Get().Key(k).Build()).ToString()
+		case "set":
+			m, _ := c.Do(ctx, c.B().Smembers().Key(k).Build()).AsStrSlice()
+			out[k] = strings.Join(m, "\n")
+		default:
+			out[k] = "type " + typ
+		}
+	}
+	return out
+}
+
+// sessionPolicy reads input.ahp.session: an egress after a secret read is
+// denied, and so is anything while the facts are stale (a strict team).
+const sessionPolicy = `package ahp.tool.before.fleet
+
+deny contains {"reason": "egress after a secret was read", "code": "t.egress"} if {
+	input.ahp.session.secrets_touched
+	some c in input.ahp.shell.commands
+	c.name == "curl"
+}
+
+deny contains {"reason": "session facts are stale", "code": "t.stale"} if input.ahp.session.stale
+
+deny contains {"reason": "dangerous", "code": "t.danger"} if input.tool.name == "Danger"
+`
+
+// replica is one ahp-opa process of a fleet: an engine and an auditor
+// sharing a store.
+type replica struct {
+	aud   *audit.Auditor
+	in    transport.Interceptor
+	store *Redis
+	recs  *records
+}
+
+type records struct {
+	mu   sync.Mutex
+	recs []audit.Record
+}
+
+func (r *records) Write(rec *audit.Record) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.recs = append(r.recs, *rec)
+	return nil
+}
+
+func (r *records) of(kind string) []audit.Record {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []audit.Record
+	for _, rec := range r.recs {
+		if rec.Kind == kind {
+			out = append(out, rec)
+		}
+	}
+	return out
+}
+
+func newReplica(t *testing.T, srv *redisServer, mod func(*Config)) *replica {
+	t.Helper()
+	cfg := Default()
+	cfg.Store, cfg.URL = StoreRedis, srv.url()
+	cfg.Timeout = 200 * time.Millisecond // generous: a loaded test machine is not a slow store
+	if mod != nil {
+		mod(&cfg)
+	}
+	facts := audit.NewFacts(0)
+	eng := engine.New(engine.Options{Facts: facts})
+	m, err := ast.ParseModule("fleet.rego", sessionPolicy)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := eng.Load(context.Background(), &bundles.Policy{Modules: map[string]*ast.Module{"fleet.rego": m}, Revision: "r1"}); err != nil {
+		t.Fatal(err)
+	}
+	recs := &records{}
+	aud, err := audit.New(audit.Config{}, recs, facts, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	store, err := Open(cfg, Windows{Retry: time.Minute, Outcome: time.Minute, Session: time.Hour}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	aud.Share(audit.SharedOptions{Store: store, Timeout: cfg.Timeout, Required: cfg.Required})
+	t.Cleanup(func() { aud.Close(); store.Close(time.Second) })
+	return &replica{aud: aud, in: aud.Interceptor(eng), store: store, recs: recs}
+}
+
+// settle waits until what r's auditor and store were given is written.
+func (r *replica) settle(t *testing.T) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := r.aud.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.store.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func request(id, session, tool, command string) *transport.InterceptRequest {
+	call := "c-" + id
+	ev := map[string]any{
+		"id": id, "source": "urn:fleet", "type": "tool.before", "time": "2026-01-02T03:04:05Z",
+		"session": map[string]any{"id": session}, "call": map[string]any{"id": call},
+		"tool": map[string]any{"name": tool, "kind": "shell", "input": map[string]any{"command": command}},
+	}
+	event, err := transport.ParseToolEvent(ast.MustInterfaceToValue(ev).(ast.Object))
+	if err != nil {
+		panic(err) // the table above builds valid events only
+	}
+	return &transport.InterceptRequest{ID: transport.StringID(id), Effects: []string{"deny"}, Event: event}
+}
+
+func afterEvent(id, session, call, execution string) *transport.Observation {
+	ev := map[string]any{"id": id, "source": "urn:fleet", "type": "tool.after", "session": map[string]any{"id": session},
+		"call": map[string]any{"id": call}, "outcome": "ok", "execution": map[string]any{"status": execution},
+		"tool": map[string]any{"name": "Bash", "kind": "shell", "input": map[string]any{"command": "curl https://example.com"}}}
+	event, err := transport.EventOfMap(ev)
+	if err != nil {
+		panic(err)
+	}
+	return &transport.Observation{Method: ahp.MethodObserve, Event: &event}
+}
+
+func decide(t *testing.T, r *replica, req *transport.InterceptRequest) string {
+	t.Helper()
+	res, err := r.in.Intercept(context.Background(), req)
+	if err != nil {
+		var te *transport.Error
+		if errors.As(err, &te) {
+			return fmt.Sprintf("error %d", te.Code)
+		}
+		t.Fatal(err)
+	}
+	if len(res.Effects) == 0 {
+		return "allow"
+	}
+	return "deny " + res.Effects[0].Code
+}
+
+// TestFactsCrossReplicas: a session-aware rule sees what another replica
+// decided, as one process would.
+func TestFactsCrossReplicas(t *testing.T) {
+	srv := startRedis(t)
+	a, b := newReplica(t, srv, nil), newReplica(t, srv, nil)
+	if got := decide(t, a, request("e1", "s1", "Bash", "cat /repo/.env")); got != "allow" {
+		t.Fatalf("reading the secret: %s", got)
+	}
+	a.settle(t)
+	if got := decide(t, b, request("e2", "s1", "Bash", "curl https://example.com")); got != "deny t.egress" {
+		t.Errorf("egress on another replica after a secret read: %s, want deny t.egress", got)
+	}
+	if got := decide(t, b, request("e3", "s2", "Bash", "curl https://example.com")); got != "allow" {
+		t.Errorf("egress in another session: %s", got)
+	}
+}
+
+// TestRetryOnAnotherReplica (B-DUP-1): a retried event id gets the first
+// answer wherever it lands, even when the facts changed in between.
+func TestRetryOnAnotherReplica(t *testing.T) {
+	srv := startRedis(t)
+	a, b := newReplica(t, srv, nil), newReplica(t, srv, nil)
+	first := decide(t, a, request("e1", "s1", "Bash", "curl https://example.com"))
+	decide(t, a, request("e2", "s1", "Bash", "cat /repo/.env"))
+	a.settle(t)
+	if got := decide(t, b, request("e1", "s1", "Bash", "curl https://example.com")); got != first {
+		t.Errorf("retry on another replica: %s, first answer %s", got, first)
+	}
+	if got := b.aud.Stats().Retries; got != 1 {
+		t.Errorf("replica b counted %d retries, want 1", got)
+	}
+	// The same id with other content is another call: decided afresh.
+	if got := decide(t, b, request("e1", "s1", "Bash", "curl https://example.org")); got != "deny t.egress" {
+		t.Errorf("a reused id with new content: %s, want deny t.egress", got)
+	}
+}
+
+// TestConcurrentUpdatesAreNotLost: two replicas updating one session at
+// once lose nothing (the script applies each update atomically).
+func TestConcurrentUpdatesAreNotLost(t *testing.T) {
+	srv := startRedis(t)
+	reps := []*replica{newReplica(t, srv, nil), newReplica(t, srv, nil)}
+	const per = 100
+	var wg sync.WaitGroup
+	for i, r := range reps {
+		wg.Go(func() {
+			for j := range per {
+				decide(t, r, request(fmt.Sprintf("r%d-%d", i, j), "s1", "Bash", fmt.Sprintf("cat /w/f%d-%d", i, j)))
+			}
+		})
+	}
+	wg.Wait()
+	for _, r := range reps {
+		r.settle(t)
+	}
+	l, err := reps[0].store.Load(context.Background(), audit.Query{Source: "urn:fleet", SessionID: "s1", Facts: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	total, _ := l.Facts.(ast.Object).Find(ast.MustParseRef("x.total_calls")[1:])
+	if total.String() != strconv.Itoa(2*per) {
+		t.Errorf("total_calls = %v, want %d", total, 2*per)
+	}
+	read, _ := l.Facts.(ast.Object).Find(ast.MustParseRef("x.files_read")[1:])
+	if n := read.(*ast.Array).Len(); n != 64 {
+		t.Errorf("files_read holds %d paths, want the bound, 64", n)
+	}
+	if st := reps[0].store.Stats(); st.ItemsEvicted+reps[1].store.Stats().ItemsEvicted == 0 {
+		t.Error("the bounds pushed entries out but no eviction was counted")
+	}
+}
+
+// TestDeniedButExecutedAcrossReplicas: the tool.after of a denied call
+// lands on another replica, which records the anomaly; the deciding
+// replica, whose decision was taken, notes no missing outcome.
+func TestDeniedButExecutedAcrossReplicas(t *testing.T) {
+	srv := startRedis(t)
+	a, b := newReplica(t, srv, nil), newReplica(t, srv, nil)
+	if got := decide(t, a, request("e1", "s1", "Danger", "x")); got != "deny t.danger" {
+		t.Fatalf("decision: %s", got)
+	}
+	a.settle(t)
+	b.aud.Observer().Observe(context.Background(), afterEvent("after-1", "s1", "c-e1", "executed"))
+	b.settle(t)
+	anomalies := b.recs.of(audit.KindAnomaly)
+	if len(anomalies) != 1 || anomalies[0].DecisionEventID != "e1" {
+		t.Fatalf("anomaly records on replica b: %+v, want one for e1", anomalies)
+	}
+	if st := b.aud.Stats(); st.Anomalies != 1 {
+		t.Errorf("replica b counted %d anomalies", st.Anomalies)
+	}
+}
+
+// TestStaleWhenTheStoreHangs: a read past state.timeout decides with the
+// replica's own facts, marked stale for the policy and in the record; the
+// update is written once the store is back.
+func TestStaleWhenTheStoreHangs(t *testing.T) {
+	srv := startRedis(t)
+	a := newReplica(t, srv, func(c *Config) { c.Timeout = 20 * time.Millisecond })
+	decide(t, a, request("e0", "s1", "Bash", "ls"))
+	a.settle(t)
+	srv.pause(t)
+	got := decide(t, a, request("e1", "s1", "Bash", "ls"))
+	srv.resume(t)
+	if got != "deny t.stale" {
+		t.Errorf("decision while the store hangs: %s, want deny t.stale (the policy sees stale: true)", got)
+	}
+	a.settle(t)
+	var stale int
+	for _, r := range a.recs.of(audit.KindDecision) {
+		if r.Stale {
+			stale++
+		}
+	}
+	if stale != 1 || a.aud.Stats().StaleDecisions != 1 {
+		t.Errorf("stale records %d, counted %d, want 1 and 1", stale, a.aud.Stats().StaleDecisions)
+	}
+	if got := decide(t, a, request("e2", "s1", "Bash", "ls")); got != "allow" {
+		t.Errorf("decision once the store is back: %s", got)
+	}
+}
+
+// TestRequiredRefuses: with state.required, a decision whose facts could
+// not be read answers -32003, and the health says why without making the
+// replica unready.
+func TestRequiredRefuses(t *testing.T) {
+	srv := startRedis(t)
+	a := newReplica(t, srv, func(c *Config) { c.Timeout = 20 * time.Millisecond; c.Required = true })
+	srv.pause(t)
+	defer srv.resume(t)
+	if got := decide(t, a, request("e1", "s1", "Bash", "ls")); got != fmt.Sprintf("error %d", ahp.CodeBackendUnavailable) {
+		t.Errorf("decision with state.required while the store hangs: %s, want -32003", got)
+	}
+	problem, fatal := a.aud.Health()
+	if !strings.Contains(problem, "state store") || fatal {
+		t.Errorf("health = %q, fatal %v; want the store named, not fatal", problem, fatal)
+	}
+}
+
+// TestServerDownAtStart: a replica starts while the store is down,
+// decides stale, and uses the store once it is up.
+func TestServerDownAtStart(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	a := newReplica(t, &redisServer{addr: addr}, nil)
+	if got := decide(t, a, request("e1", "s1", "Bash", "ls")); got != "deny t.stale" {
+		t.Errorf("decision with no store: %s, want deny t.stale", got)
+	}
+	if h := a.store.Health(); h == "" {
+		t.Error("health is clean with no store")
+	}
+}
+
+// TestNoSecretInTheStore: what reaches the store is redacted like the
+// audit log: a token in a command or a deny reason never appears there.
+func TestNoSecretInTheStore(t *testing.T) {
+	srv := startRedis(t)
+	a := newReplica(t, srv, nil)
+	const token = "ghp_0123456789abcdefghijABCDEFGHIJ012345"
+	decide(t, a, request("e1", "s1", "Bash", "curl -H 'Authorization: Bearer "+token+"' https://api.example.com/"))
+	decide(t, a, request("e2", "s1", "Danger", "echo "+token))
+	a.aud.Observer().Observe(context.Background(), afterEvent("a1", "s1", "c-e1", "executed"))
+	a.settle(t)
+	dump := srv.dump(t)
+	if len(dump) == 0 {
+		t.Fatal("the store holds nothing")
+	}
+	for k, v := range dump {
+		if strings.Contains(k, token) || strings.Contains(v, token) {
+			t.Errorf("key %q holds the token: %s", k, v)
+		}
+	}
+}
+
+func TestConfigValidate(t *testing.T) {
+	redis := func(mod func(*Config)) Config {
+		c := Default()
+		c.Store, c.URL = StoreRedis, "redis://127.0.0.1:6379/0"
+		mod(&c)
+		return c
+	}
+	for _, tc := range []struct {
+		name string
+		cfg  Config
+		want string // "" when valid
+	}{
+		{"default", Default(), ""},
+		{"redis", redis(func(*Config) {}), ""},
+		{"tls", redis(func(c *Config) { c.URL = "rediss://cache.internal:6380/2" }), ""},
+		{"no port", redis(func(c *Config) { c.URL = "redis://cache.internal" }), ""},
+		{"unknown store", redis(func(c *Config) { c.Store = "etcd" }), `store must be "memory" or "redis", got "etcd"`},
+		{"url without store", func() Config { c := Default(); c.URL = "redis://x:1/0"; return c }(), "state.url is set"},
+		{"password in url", redis(func(c *Config) { c.URL = "redis://u:hunter2@x:1/0" }), "holds a password"},
+		{"scheme", redis(func(c *Config) { c.URL = "http://x:1/0" }), `scheme "http"`},
+		{"db", redis(func(c *Config) { c.URL = "redis://x:1/zero" }), `database "zero"`},
+		{"empty url", redis(func(c *Config) { c.URL = "" }), "is empty"},
+		{"timeout", redis(func(c *Config) { c.Timeout = 0 }), "timeout must be"},
+		{"queue", redis(func(c *Config) { c.QueueSize = 0 }), "queue_size"},
+		{"prefix", redis(func(c *Config) { c.KeyPrefix = "" }), "key_prefix"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := tc.cfg.Validate()
+			switch {
+			case tc.want == "" && err != nil:
+				t.Errorf("unexpected error: %v", err)
+			case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+				t.Errorf("error = %v, want one containing %q", err, tc.want)
+			case err != nil && strings.Contains(err.Error(), "hunter2"):
+				t.Errorf("the error repeats the password: %v", err)
+			case err != nil && !errors.Is(err, ErrConfig):
+				t.Errorf("error %v is not ErrConfig", err)
+			}
+		})
+	}
+}
