@@ -299,15 +299,18 @@ func (i *interceptor) Intercept(ctx context.Context, req *transport.InterceptReq
 	)
 	if a.shared != nil {
 		sharedFP = stableFingerprint(req.Event.Object)
-		var replay *transport.InterceptResult
-		ctx, replay, stale = a.shared.load(ctx, req, sharedFP)
+		var (
+			replay *transport.InterceptResult
+			unread bool
+		)
+		ctx, replay, stale, unread = a.shared.load(ctx, req, sharedFP)
 		if replay != nil {
 			a.stats.retries.Add(1)
 			return replay, nil
 		}
 		if stale {
 			a.stats.stale.Add(1)
-			if a.shared.required {
+			if unread && a.shared.required {
 				return nil, a.refuseStale(req, now)
 			}
 		}
@@ -476,6 +479,9 @@ func (a *Auditor) run() {
 		select {
 		case it, ok := <-a.queue:
 			if !ok {
+				if a.shared != nil {
+					a.shared.retryLate(a.joinLate) // a last chance before stopping
+				}
 				return
 			}
 			a.process(it)
@@ -623,11 +629,28 @@ func (a *Auditor) correlate(after *Record) {
 		// answers when the store has not received it yet or is down.
 		if sp, found := a.shared.takePending(after); found {
 			p, ok = pendingDecision{eventID: sp.EventID, decision: sp.Decision, tool: sp.Tool}, true
+		} else if !ok {
+			a.shared.later(after) // the decision may still be on its way to the store
+			return
 		}
 	}
-	if !ok {
-		return
+	if ok {
+		a.joined(after, p)
 	}
+}
+
+// joinLate joins a tool.after whose decision was not in the shared store
+// when it came, if it is there now.
+func (a *Auditor) joinLate(after *Record) bool {
+	sp, found := a.shared.takePending(after)
+	if found {
+		a.joined(after, pendingDecision{eventID: sp.EventID, decision: sp.Decision, tool: sp.Tool})
+	}
+	return found
+}
+
+// joined is a tool.after joined with its decision.
+func (a *Auditor) joined(after *Record, p pendingDecision) {
 	if p.decision != DecisionDeny || after.Execution != ahp.ExecutionExecuted {
 		return
 	}
@@ -644,6 +667,9 @@ func (a *Auditor) correlate(after *Record) {
 // sweep notes decisions that never saw their tool.after and forgets old
 // sessions.
 func (a *Auditor) sweep(now time.Time) {
+	if a.shared != nil {
+		a.shared.retryLate(a.joinLate)
+	}
 	a.pending.expire(now, func(k callKey, p pendingDecision) {
 		if a.shared != nil && !a.shared.stillPending(k) {
 			return // another replica saw its tool.after

@@ -109,10 +109,13 @@ func (f *Facts) Session(ctx context.Context, source, id string) ast.Value {
 		return nil
 	}
 	if l := loadedFrom(ctx, source, id); l != nil {
-		if !l.stale {
-			return l.facts
+		switch {
+		case l.recovering:
+			return withStale(l.facts)
+		case l.stale:
+			return withStale(f.local(source, id))
 		}
-		return withStale(f.local(source, id))
+		return l.facts
 	}
 	return f.local(source, id)
 }

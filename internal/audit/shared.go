@@ -47,6 +47,10 @@ type Query struct {
 type Loaded struct {
 	Answer *SharedAnswer // nil: no replica has answered the event yet
 	Facts  ast.Value     // nil: the session has no facts
+	// Stale says the facts were read but may miss updates still on their
+	// way: the store just came back, and replicas are writing what they
+	// queued while it was away.
+	Stale bool
 }
 
 // SharedAnswer is an answer kept for retries of the same event on any
@@ -95,6 +99,7 @@ type loadedFacts struct {
 	source, session string
 	facts           ast.Value // from the shared store; nil when unknown or stale
 	stale           bool      // the store could not be read in time
+	recovering      bool      // facts were read, but may miss updates on their way
 }
 
 func withLoaded(ctx context.Context, l *loadedFacts) context.Context {
@@ -180,13 +185,54 @@ type sharing struct {
 	readsSession func() bool
 	timeout      time.Duration
 	required     bool
+	// late holds tool.after records whose decision was not found yet: it
+	// may still be in another replica's write queue, or the store down.
+	// Owned by the auditor's worker.
+	late []lateAfter
+}
+
+type lateAfter struct {
+	after *Record
+	tries int
+}
+
+// Bounds on the tool.after records waiting for their decision: how many,
+// and how many sweeps (one a second) each is tried again; the store may be
+// down for a while, its replicas' queues drain when it is back.
+const (
+	maxLate      = 10_000
+	maxLateTries = 30
+)
+
+// later keeps a tool.after to join with its decision at the next sweeps.
+func (s *sharing) later(after *Record) {
+	if len(s.late) < maxLate {
+		s.late = append(s.late, lateAfter{after: after})
+	}
+}
+
+// retryLate tries join on each waiting tool.after, keeping those it did
+// not join until they have been tried maxLateTries times.
+func (s *sharing) retryLate(join func(*Record) bool) {
+	keep := s.late[:0]
+	for _, l := range s.late {
+		if join(l.after) {
+			continue
+		}
+		if l.tries++; l.tries < maxLateTries {
+			keep = append(keep, l)
+		}
+	}
+	clear(s.late[len(keep):])
+	s.late = keep
 }
 
 // load asks the store, in one round trip, for an earlier answer to the
 // event and, when the policy reads them, the session's facts. It returns
 // the context that carries the facts to the engine, the answer to replay
-// if any, and whether facts were needed but could not be read.
-func (s *sharing) load(ctx context.Context, req *transport.InterceptRequest, fp string) (context.Context, *transport.InterceptResult, bool) {
+// if any, whether the facts are stale, and whether they could not be read
+// at all (stale then too).
+func (s *sharing) load(ctx context.Context, req *transport.InterceptRequest, fp string) (_ context.Context, replay *transport.InterceptResult, stale, unread bool) {
 	ev := &req.Event
 	q := Query{Source: ev.Source, EventID: ev.ID, SessionID: ev.Session.ID, Facts: ev.Session.ID != "" && s.readsSession()}
 	lctx, cancel := context.WithTimeout(ctx, s.timeout)
@@ -194,17 +240,17 @@ func (s *sharing) load(ctx context.Context, req *transport.InterceptRequest, fp 
 	cancel()
 	if err != nil {
 		if !q.Facts {
-			return ctx, nil, false // only the retry check was lost: decide afresh
+			return ctx, nil, false, false // only the retry check was lost: decide afresh
 		}
-		return withLoaded(ctx, &loadedFacts{source: ev.Source, session: ev.Session.ID, stale: true}), nil, true
+		return withLoaded(ctx, &loadedFacts{source: ev.Source, session: ev.Session.ID, stale: true}), nil, true, true
 	}
 	if l.Answer != nil && l.Answer.Fingerprint == fp && l.Answer.Result != nil {
-		return ctx, l.Answer.Result, false
+		return ctx, l.Answer.Result, false, false
 	}
 	if !q.Facts {
-		return ctx, nil, false
+		return ctx, nil, false, false
 	}
-	return withLoaded(ctx, &loadedFacts{source: ev.Source, session: ev.Session.ID, facts: l.Facts}), nil, false
+	return withLoaded(ctx, &loadedFacts{source: ev.Source, session: ev.Session.ID, facts: l.Facts, recovering: l.Stale}), nil, l.Stale, false
 }
 
 // decided sends what a decision changes: the session's facts, the answer

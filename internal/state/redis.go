@@ -24,6 +24,10 @@ import (
 //go:embed facts.lua
 var factsScript string
 
+// errScriptLoaded asks for a batch to be sent again at once: the server
+// did not know the script, and has just been given it.
+var errScriptLoaded = errors.New("script loaded")
+
 // ErrUnavailable is returned while no connection to the store is up.
 var ErrUnavailable = errors.New("state store unavailable")
 
@@ -63,7 +67,18 @@ type Redis struct {
 
 	dropped, writeFailures, readErrors, evicted atomic.Uint64
 	problem                                     atomic.Pointer[string]
+	// failedAt is when the server last failed (unix ns): for recoveryGrace
+	// after it, facts read may miss updates replicas are still writing.
+	failedAt atomic.Int64
 }
+
+// recoveryGrace is how long after the server failed the facts it returns
+// are marked stale: the replicas' queued updates reach it within the
+// writers' longest backoff plus the time to drain them.
+const recoveryGrace = time.Second
+
+// maxBackoff bounds the wait between two tries of a write.
+const maxBackoff = 100 * time.Millisecond
 
 // op is one entry of a write queue: an update, or a flush marker that is
 // closed once everything queued before it is written.
@@ -118,6 +133,7 @@ func Open(cfg Config, win Windows, log *slog.Logger) (*Redis, error) {
 		stop: make(chan struct{}),
 	}
 	r.setProblem("not connected yet")
+	r.failedAt.Store(time.Now().Add(-recoveryGrace).UnixNano())
 	per := max(cfg.QueueSize/writeShards, 1)
 	for range writeShards {
 		ch := make(chan op, per)
@@ -147,6 +163,7 @@ func (r *Redis) connect() bool {
 	c, err := rueidis.NewClient(r.opt)
 	if err != nil {
 		r.setProblem("cannot connect: " + errText(err))
+		r.failedAt.Store(time.Now().UnixNano())
 		return false
 	}
 	r.client.Store(&c)
@@ -179,6 +196,11 @@ func (r *Redis) watch() {
 }
 
 func (r *Redis) noteErr(err error) {
+	if err != nil && !errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, context.Canceled) {
+		// A read past its deadline says the server is slow, not that
+		// updates went missing.
+		r.failedAt.Store(time.Now().UnixNano())
+	}
 	if err == nil {
 		if r.problem.Load() != nil {
 			r.setProblem("")
@@ -311,6 +333,7 @@ func (r *Redis) Load(ctx context.Context, q audit.Query) (audit.Loaded, error) {
 			return audit.Loaded{}, err
 		}
 	}
+	l.Stale = q.Facts && time.Since(time.Unix(0, r.failedAt.Load())) < recoveryGrace
 	return l, nil
 }
 
@@ -408,6 +431,9 @@ func (r *Redis) writeBatch(batch []audit.Update) {
 		if err == nil {
 			return
 		}
+		if errors.Is(err, errScriptLoaded) {
+			continue // a server that restarted empty has the script again
+		}
 		r.noteErr(err)
 		select {
 		case <-r.stop:
@@ -415,7 +441,7 @@ func (r *Redis) writeBatch(batch []audit.Update) {
 			return
 		case <-time.After(backoff):
 		}
-		backoff = min(backoff*2, time.Second)
+		backoff = min(backoff*2, maxBackoff)
 	}
 }
 
@@ -450,7 +476,7 @@ func (r *Redis) tryWrite(batch []audit.Update) error {
 				if lerr := c.Do(ctx, c.B().ScriptLoad().Script(factsScript).Build()).Error(); lerr != nil {
 					return lerr
 				}
-				retry = err
+				retry = errScriptLoaded
 				continue
 			}
 			if !rueidis.IsRedisNil(err) {
@@ -461,7 +487,7 @@ func (r *Redis) tryWrite(batch []audit.Update) error {
 		}
 		retry = err
 	}
-	if retry == nil {
+	if retry == nil || errors.Is(retry, errScriptLoaded) {
 		r.noteErr(nil)
 	}
 	return retry
