@@ -711,4 +711,3 @@ func waitProgress(r *fleetRun, n int64) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
-
