@@ -33,7 +33,7 @@ type redisServer struct {
 
 // startRedis starts redis-server, or skips the test when it is not
 // installed, unless AHP_REQUIRE_FLEET=1 (CI) makes that a failure.
-func startRedis(t *testing.T) *redisServer {
+func startRedis(t testing.TB) *redisServer {
 	t.Helper()
 	bin, err := exec.LookPath("redis-server")
 	if err != nil {
@@ -471,5 +471,40 @@ func TestConfigValidate(t *testing.T) {
 				t.Errorf("error %v is not ErrConfig", err)
 			}
 		})
+	}
+}
+
+// TestFactsEqualTheMemoryStore: after the same decisions and tool.after
+// observations, the facts Redis holds are the object the in-process store
+// builds (which a replica keeps as well), bounds included.
+func TestFactsEqualTheMemoryStore(t *testing.T) {
+	srv := startRedis(t)
+	a := newReplica(t, srv, nil)
+	ctx := context.Background()
+	for i := range 80 {
+		cmd := fmt.Sprintf("cat /repo/f%d", i)
+		switch i % 4 {
+		case 1:
+			cmd = "cat /repo/.env"
+		case 2:
+			cmd = fmt.Sprintf("curl -s https://h%d.example.com/", i%70)
+		}
+		req := request(fmt.Sprintf("e%d", i), "s1", "Bash", cmd)
+		decide(t, a, req)
+		if i%9 == 0 {
+			a.aud.Observer().Observe(ctx, afterEvent(fmt.Sprintf("a%d", i), "s1", req.Event.CallID, "executed"))
+		}
+	}
+	a.settle(t)
+	l, err := a.store.Load(ctx, audit.Query{Source: "urn:fleet", SessionID: "s1", Facts: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	local := a.aud.Facts().Session(ctx, "urn:fleet", "s1")
+	if l.Facts == nil || local == nil {
+		t.Fatalf("facts: redis %v, memory %v", l.Facts, local)
+	}
+	if l.Facts.Compare(local) != 0 {
+		t.Errorf("redis facts differ from the memory store's\nredis:  %v\nmemory: %v", l.Facts, local)
 	}
 }
