@@ -188,3 +188,53 @@ func redisUsedMemory(b *testing.B, srv *redisServer) int64 {
 	b.Fatal("INFO memory has no used_memory")
 	return 0
 }
+
+// BenchmarkLoad is the read a decision makes, alone: one pipelined round
+// trip for the answer and a session's facts (64 recent calls, paths and
+// hosts: the bounds reached), and their decoding.
+func BenchmarkLoad(b *testing.B) {
+	srv := startRedis(b)
+	_, aud, st := benchReplica(b, srv)
+	in := aud.Interceptor(nopJudge{})
+	ctx := context.Background()
+	for i := range 200 {
+		if _, err := in.Intercept(ctx, request(fmt.Sprintf("f%d", i), "s", "Bash", "x")); err != nil {
+			b.Fatal(err)
+		}
+	}
+	for i := range 100 {
+		st.Send(audit.Update{Kind: audit.UpdateExecuted, Time: time.Now(), Source: "urn:fleet", SessionID: "s",
+			EventID: fmt.Sprintf("x%d", i), Call: audit.Call{Family: "file_read", Reads: []string{fmt.Sprintf("/repo/src/pkg%d/file.go", i)}}})
+	}
+	if err := st.Flush(ctx); err != nil {
+		b.Fatal(err)
+	}
+	q := audit.Query{Source: "urn:fleet", EventID: "none", SessionID: "s", Facts: true}
+	b.Run("roundtrip+decode", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := st.Load(ctx, q); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	c := redisClient(b, srv)
+	defer c.Close()
+	raw, err := c.Do(ctx, c.B().Get().Key(st.factsKey("urn:fleet", "s")).Build()).AsBytes()
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportMetric(float64(len(raw)), "facts-bytes")
+	b.Run("decode", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := decodeFacts(raw); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+type nopJudge struct{}
+
+func (nopJudge) Judge(context.Context, *transport.InterceptRequest) engine.Verdict {
+	return engine.Verdict{Result: transport.NewResult()}
+}

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"time"
 
+	gojson "github.com/goccy/go-json"
 	"github.com/open-policy-agent/opa/v1/ast"
 )
 
@@ -30,7 +31,7 @@ type factsDoc struct {
 // shape the in-process store builds.
 func decodeFacts(b []byte) (ast.Value, error) {
 	var d factsDoc
-	if err := json.Unmarshal(b, &d); err != nil {
+	if err := gojson.Unmarshal(b, &d); err != nil {
 		return nil, fmt.Errorf("session facts in the store do not decode: %w", err)
 	}
 	calls := ast.NewObject()
