@@ -20,7 +20,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ahp-opa/ahp-opa/internal/longtest"
+	"github.com/ahp-opa/ahp-opa/internal/testkit"
 )
 
 // The fleet test: three `serve --http` replicas behind haproxy
@@ -409,7 +409,7 @@ func (c *collector) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 func TestFleet(t *testing.T) {
-	longtest.Require(t)
+	testkit.RequireLong(t)
 	if raceEnabled {
 		t.Skip("the fleet test measures a fleet, not races: .ci/run runs it without -race")
 	}
