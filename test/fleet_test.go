@@ -442,6 +442,16 @@ func TestFleet(t *testing.T) {
 	logSrv := httptest.NewServer(logs)
 	t.Cleanup(logSrv.Close)
 
+	// The replicas take the policy from a bundle server, as a fleet does.
+	rego, err := os.ReadFile(filepath.Join(policy, "session.rego"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	bundles := &reloadServer{}
+	bundles.publish(t, "fleet-1", string(rego))
+	bundleSrv := httptest.NewServer(bundles)
+	t.Cleanup(bundleSrv.Close)
+
 	replicas := make([]*child, fleetReplicas)
 	ports := make([]int, fleetReplicas)
 	var auditLogs []string
@@ -450,8 +460,7 @@ func TestFleet(t *testing.T) {
 		cfg := filepath.Join(dir, fmt.Sprintf("replica%d.yaml", k))
 		audit := filepath.Join(dir, fmt.Sprintf("audit%d.jsonl", k))
 		auditLogs = append(auditLogs, audit)
-		yaml := fmt.Sprintf(`policy: [%q]
-http: 127.0.0.1:%d
+		yaml := fmt.Sprintf(`http: 127.0.0.1:%d
 log_level: warn
 log_format: json
 eval_timeout: 5s
@@ -466,11 +475,20 @@ state:
 services:
   logs:
     url: %s
+  bundles:
+    url: %s
+    credentials:
+      bearer:
+        token: reload-token
+bundles:
+  session:
+    service: bundles
+    resource: bundles/session.tar.gz
 decision_logs:
   service: logs
   reporting:
     min_delay_seconds: 1
-`, policy, ports[k], audit, redisAddr, logSrv.URL)
+`, ports[k], audit, redisAddr, logSrv.URL, bundleSrv.URL)
 		if err := os.WriteFile(cfg, []byte(yaml), 0o600); err != nil {
 			t.Fatal(err)
 		}
@@ -522,6 +540,8 @@ backend replicas
 		faults   sync.WaitGroup
 		killedAt time.Time
 		outage   [2]time.Time
+
+		healthDuringOutage, readyDuringOutage string
 	)
 	total := int64(fleetSessions * fleetEvents)
 	faults.Go(func() {
@@ -539,7 +559,10 @@ backend replicas
 			t.Logf("redis-cli shutdown: %v %s", err, out)
 		}
 		redis.wait(t)
-		time.Sleep(fleetOutage)
+		time.Sleep(fleetOutage / 2)
+		healthDuringOutage = probe(fmt.Sprintf("http://127.0.0.1:%d/healthz", ports[0]))
+		readyDuringOutage = probe(fmt.Sprintf("http://127.0.0.1:%d/readyz", ports[0]))
+		time.Sleep(fleetOutage / 2)
 		redis.start(t)
 		waitTCP(t, redisAddr)
 		outage[1] = time.Now()
@@ -575,6 +598,21 @@ backend replicas
 			observations++
 		case "anomaly":
 			anomalies[r["decision_event_id"].(string)] = true
+		}
+	}
+
+	// The outage shows in the probes, degraded but not down: taking every
+	// replica out of the balancer would stop all decisions.
+	for _, p := range []string{healthDuringOutage, readyDuringOutage} {
+		if !strings.HasPrefix(p, "200 ") || !strings.Contains(p, "degraded") || !strings.Contains(p, "state store") {
+			t.Errorf("probe while Redis was down: %q, want 200 naming the state store as degraded", p)
+		}
+	}
+	// Every replica decided with the bundle server's policy.
+	for _, r := range recs {
+		if r["kind"] == "decision" && r["revision"] != "fleet-1" {
+			t.Errorf("a decision of %s has revision %v, want the bundle's fleet-1", r["_log"], r["revision"])
+			break
 		}
 	}
 
@@ -704,6 +742,17 @@ func sessionTrail(recs []map[string]any, session string, killedAt time.Time, out
 			at.Sub(killedAt).Milliseconds(), at.Sub(outage[0]).Milliseconds(), r["stale"] == true, r["decision"], r["codes"])
 	}
 	return b.String()
+}
+
+// probe returns a probe's status and body, "status body".
+func probe(url string) string {
+	resp, err := http.Get(url)
+	if err != nil {
+		return err.Error()
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return fmt.Sprintf("%d %s", resp.StatusCode, strings.TrimSpace(string(b)))
 }
 
 func waitProgress(r *fleetRun, n int64) {
