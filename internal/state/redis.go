@@ -59,11 +59,15 @@ type Redis struct {
 	opt    rueidis.ClientOption
 
 	shards []chan op
+	// sendMu lets Close close the queues while a late Send is refused
+	// rather than sent on a closed channel.
+	sendMu sync.RWMutex
+	closed bool
 	seed   maphash.Seed
 	stop   chan struct{}
 	wg     sync.WaitGroup // the writers
 	watchD chan struct{}  // closed when watch returns
-	closed sync.Once
+	once   sync.Once
 
 	dropped, writeFailures, readErrors, evicted atomic.Uint64
 	problem                                     atomic.Pointer[string]
@@ -243,10 +247,13 @@ func (r *Redis) Stats() Stats {
 // Close writes what is queued, waiting at most timeout for a server that
 // does not answer, and disconnects.
 func (r *Redis) Close(timeout time.Duration) {
-	r.closed.Do(func() {
+	r.once.Do(func() {
+		r.sendMu.Lock()
+		r.closed = true
 		for _, ch := range r.shards {
 			close(ch)
 		}
+		r.sendMu.Unlock()
 		done := make(chan struct{})
 		go func() { r.wg.Wait(); close(done) }()
 		select {
@@ -362,6 +369,12 @@ func (r *Redis) TakePending(ctx context.Context, source, session, call string) (
 // Send implements audit.Shared: the update joins its session's queue.
 func (r *Redis) Send(u audit.Update) {
 	h := maphash.String(r.seed, u.Source+"\x00"+u.SessionID)
+	r.sendMu.RLock()
+	defer r.sendMu.RUnlock()
+	if r.closed {
+		r.dropped.Add(1)
+		return
+	}
 	select {
 	case r.shards[h%uint64(len(r.shards))] <- op{u: u}:
 	default:
@@ -372,14 +385,21 @@ func (r *Redis) Send(u audit.Update) {
 // Flush returns once every update sent before it is written, or ctx ends.
 func (r *Redis) Flush(ctx context.Context) error {
 	marks := make([]chan struct{}, len(r.shards))
+	r.sendMu.RLock()
+	if r.closed {
+		r.sendMu.RUnlock()
+		return ErrUnavailable
+	}
 	for i, ch := range r.shards {
 		marks[i] = make(chan struct{})
 		select {
 		case ch <- op{flush: marks[i]}:
 		case <-ctx.Done():
+			r.sendMu.RUnlock()
 			return ctx.Err()
 		}
 	}
+	r.sendMu.RUnlock()
 	for _, m := range marks {
 		select {
 		case <-m:

@@ -508,3 +508,23 @@ func TestFactsEqualTheMemoryStore(t *testing.T) {
 		t.Errorf("redis facts differ from the memory store's\nredis:  %v\nmemory: %v", l.Facts, local)
 	}
 }
+
+// TestSendAfterClose: an update that arrives while the replica stops is
+// dropped and counted, never sent on a closed queue.
+func TestSendAfterClose(t *testing.T) {
+	srv := startRedis(t)
+	cfg := Default()
+	cfg.Store, cfg.URL = StoreRedis, srv.url()
+	r, err := Open(cfg, Windows{Retry: time.Minute, Outcome: time.Minute, Session: time.Hour}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Close(time.Second)
+	r.Send(audit.Update{Kind: audit.UpdateEnd, Source: "urn:fleet", SessionID: "s1"})
+	if got := r.Stats().Dropped; got != 1 {
+		t.Errorf("dropped %d updates after Close, want 1", got)
+	}
+	if err := r.Flush(context.Background()); !errors.Is(err, ErrUnavailable) {
+		t.Errorf("Flush after Close: %v", err)
+	}
+}

@@ -1,0 +1,63 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/ahp-opa/ahp-opa/internal/state"
+)
+
+// TestStateConfig: the state: section comes from the file and from
+// AHP_OPA_STATE__* variables like every other key, strictly.
+func TestStateConfig(t *testing.T) {
+	dir := t.TempDir()
+	cfgFile := filepath.Join(dir, "ahp-opa.yaml")
+	load := func(yaml string, env ...string) (Config, error) {
+		t.Helper()
+		if err := os.WriteFile(cfgFile, []byte(yaml), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		fs := pflag.NewFlagSet("serve", pflag.ContinueOnError)
+		addEngineFlags(fs)
+		return loadConfig(fs, cfgFile, func() []string { return env })
+	}
+
+	cfg, err := load("log_level: info\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.State != state.Default() || cfg.State.Shared() {
+		t.Errorf("absent state: section = %+v, want the memory default", cfg.State)
+	}
+
+	cfg, err = load("state:\n  store: redis\n  url: redis://cache:6379/1\n  required: true\n",
+		"AHP_OPA_STATE__TIMEOUT=20ms", "AHP_OPA_STATE__KEY_PREFIX=team-a:")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := state.Default()
+	want.Store, want.URL, want.Required, want.Timeout, want.KeyPrefix = "redis", "redis://cache:6379/1", true, 20*time.Millisecond, "team-a:"
+	if cfg.State != want {
+		t.Errorf("state = %+v\nwant    %+v", cfg.State, want)
+	}
+
+	for _, tc := range []struct{ yaml, want string }{
+		{"state:\n  store: valkey\n", `state.store must be "memory" or "redis"`},
+		{"state:\n  store: redis\n  url: redis://u:pw@cache:6379/0\n", "state.password_file"},
+		{"state:\n  stor: redis\n", "stor"},
+		{"state:\n  url: redis://cache:6379/0\n", "state.url is set"},
+	} {
+		_, err := load(tc.yaml)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%q: error %v, want one containing %q", tc.yaml, err, tc.want)
+		}
+		if err != nil && strings.Contains(err.Error(), ":pw@") {
+			t.Errorf("the error repeats the URL's password: %v", err)
+		}
+	}
+}
