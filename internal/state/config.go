@@ -96,6 +96,7 @@ type redisAddr struct {
 	host string
 	db   int
 	tls  bool
+	user string // from the URL's user part, or Username
 }
 
 func (c Config) redisURL() (redisAddr, error) {
@@ -119,6 +120,13 @@ func (c Config) redisURL() (redisAddr, error) {
 	}
 	if _, set := u.User.Password(); set {
 		return redisAddr{}, bad("holds a password; put it in state.password_file")
+	}
+	a.user = c.Username
+	if name := u.User.Username(); name != "" {
+		if c.Username != "" && c.Username != name {
+			return redisAddr{}, bad(fmt.Sprintf("names user %q but state.username is %q", name, c.Username))
+		}
+		a.user = name
 	}
 	if u.Host == "" {
 		return redisAddr{}, bad("has no host")

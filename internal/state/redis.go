@@ -114,7 +114,7 @@ func Open(cfg Config, win Windows, log *slog.Logger) (*Redis, error) {
 	opt := rueidis.ClientOption{
 		InitAddress:      []string{addr.host},
 		SelectDB:         addr.db,
-		Username:         cfg.Username,
+		Username:         addr.user,
 		DisableCache:     true, // facts change on every call; tracking would only add invalidations
 		ConnWriteTimeout: time.Second,
 		Dialer:           netDialer(),
@@ -523,7 +523,7 @@ func (r *Redis) appendCommands(c rueidis.Client, cmds rueidis.Commands, u *audit
 					Px(r.win.Retry).Build())
 			}
 		}
-		if u.Pending != nil && u.CallID != "" && u.SessionID != "" {
+		if u.Pending != nil && u.CallID != "" {
 			if b, err := json.Marshal(u.Pending); err == nil {
 				cmds = append(cmds, c.B().Set().Key(r.pendingKey(u.Source, u.SessionID, u.CallID)).Value(string(b)).
 					Px(r.win.Outcome).Build())

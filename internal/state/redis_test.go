@@ -7,6 +7,7 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -33,7 +34,10 @@ type redisServer struct {
 
 // startRedis starts redis-server, or skips the test when it is not
 // installed, unless AHP_REQUIRE_FLEET=1 (CI) makes that a failure.
-func startRedis(t testing.TB) *redisServer {
+func startRedis(t testing.TB) *redisServer { return startRedisWith(t) }
+
+// startRedisWith starts redis-server with extra arguments.
+func startRedisWith(t testing.TB, extra ...string) *redisServer {
 	t.Helper()
 	bin, err := exec.LookPath("redis-server")
 	if err != nil {
@@ -51,6 +55,7 @@ func startRedis(t testing.TB) *redisServer {
 	dir := t.TempDir()
 	cmd := exec.Command(bin, "--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--save", "",
 		"--appendonly", "no", "--dir", dir, "--logfile", dir+"/redis.log")
+	cmd.Args = append(cmd.Args, extra...)
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -457,6 +462,8 @@ func TestConfigValidate(t *testing.T) {
 		{"timeout", redis(func(c *Config) { c.Timeout = 0 }), "timeout must be"},
 		{"queue", redis(func(c *Config) { c.QueueSize = 0 }), "queue_size"},
 		{"prefix", redis(func(c *Config) { c.KeyPrefix = "" }), "key_prefix"},
+		{"user in url", redis(func(c *Config) { c.URL = "redis://ahp@x:1/0" }), ""},
+		{"two users", redis(func(c *Config) { c.URL = "redis://ahp@x:1/0"; c.Username = "other" }), `names user "ahp" but state.username is "other"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			err := tc.cfg.Validate()
@@ -526,5 +533,43 @@ func TestSendAfterClose(t *testing.T) {
 	}
 	if err := r.Flush(context.Background()); !errors.Is(err, ErrUnavailable) {
 		t.Errorf("Flush after Close: %v", err)
+	}
+}
+
+// TestACLUser: an ACL user with its password in password_file gets in; a
+// wrong password leaves the replica degraded, and neither the health nor
+// the error repeats the password.
+func TestACLUser(t *testing.T) {
+	srv := startRedisWith(t, "--user", "default", "off", "--user", "ahp", "on", ">right-password", "~*", "+@all")
+	dir := t.TempDir()
+	open := func(password string) *Redis {
+		t.Helper()
+		pw := filepath.Join(dir, "pw")
+		if err := os.WriteFile(pw, []byte(password+"\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		cfg := Default()
+		cfg.Store, cfg.URL, cfg.Username, cfg.PasswordFile = StoreRedis, srv.url(), "ahp", pw
+		r, err := Open(cfg, Windows{Retry: time.Minute, Outcome: time.Minute, Session: time.Hour}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { r.Close(time.Second) })
+		return r
+	}
+	ctx := context.Background()
+	if _, err := open("right-password").Load(ctx, audit.Query{Source: "s", SessionID: "x", Facts: true}); err != nil {
+		t.Errorf("with the right password: %v", err)
+	}
+	bad := open("wrong-password")
+	_, err := bad.Load(ctx, audit.Query{Source: "s", SessionID: "x", Facts: true})
+	if err == nil {
+		t.Fatal("a wrong password was accepted")
+	}
+	if h := bad.Health(); h == "" || strings.Contains(h, "wrong-password") {
+		t.Errorf("health = %q", h)
+	}
+	if strings.Contains(err.Error(), "wrong-password") {
+		t.Errorf("the error repeats the password: %v", err)
 	}
 }
