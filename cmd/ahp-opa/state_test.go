@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/ahp-opa/ahp-opa/internal/config"
 	"github.com/ahp-opa/ahp-opa/internal/state"
 )
 
@@ -17,14 +18,14 @@ import (
 func TestStateConfig(t *testing.T) {
 	dir := t.TempDir()
 	cfgFile := filepath.Join(dir, "ahp-opa.yaml")
-	load := func(yaml string, env ...string) (Config, error) {
+	load := func(yaml string, env ...string) (config.Config, error) {
 		t.Helper()
 		if err := os.WriteFile(cfgFile, []byte(yaml), 0o600); err != nil {
 			t.Fatal(err)
 		}
 		fs := pflag.NewFlagSet("serve", pflag.ContinueOnError)
 		addEngineFlags(fs)
-		return loadConfig(fs, cfgFile, func() []string { return env })
+		return config.Load(fs, cfgFile, func() []string { return env })
 	}
 
 	cfg, err := load("log_level: info\n")
