@@ -62,3 +62,31 @@ func TestStateConfig(t *testing.T) {
 		}
 	}
 }
+
+// TestFleetExampleConfigs: the replica configurations of examples/fleet
+// load, name the shared store, and differ only where they must.
+func TestFleetExampleConfigs(t *testing.T) {
+	paths, err := filepath.Glob("../../examples/fleet/replica*.yaml")
+	if err != nil || len(paths) != 3 {
+		t.Fatalf("replica configurations: %v %v", paths, err)
+	}
+	seen := map[string]bool{}
+	for _, p := range paths {
+		fs := pflag.NewFlagSet("serve", pflag.ContinueOnError)
+		addEngineFlags(fs)
+		cfg, err := config.Load(fs, p, func() []string { return nil })
+		if err != nil {
+			t.Errorf("%s: %v", p, err)
+			continue
+		}
+		if !cfg.State.Shared() || !cfg.Audit.Required {
+			t.Errorf("%s: state %+v, audit.required %v; want redis and true", p, cfg.State, cfg.Audit.Required)
+		}
+		for _, own := range []string{cfg.HTTP, cfg.Audit.File.Path} {
+			if seen[own] {
+				t.Errorf("%s shares %s with another replica", p, own)
+			}
+			seen[own] = true
+		}
+	}
+}
