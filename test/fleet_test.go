@@ -67,6 +67,8 @@ type child struct {
 	mu   sync.Mutex
 	cmd  *exec.Cmd
 	done chan struct{}
+	// exitErr is how the last run ended (cmd.Wait).
+	exitErr error
 }
 
 func (d *child) start(t *testing.T) {
@@ -82,7 +84,14 @@ func (d *child) start(t *testing.T) {
 		t.Fatalf("starting %s: %v", d.name, err)
 	}
 	done := make(chan struct{})
-	go func() { cmd.Wait(); f.Close(); close(done) }()
+	go func() {
+		err := cmd.Wait()
+		f.Close()
+		d.mu.Lock()
+		d.exitErr = err
+		d.mu.Unlock()
+		close(done)
+	}()
 	d.mu.Lock()
 	d.cmd, d.done = cmd, done
 	d.mu.Unlock()
@@ -542,6 +551,7 @@ backend replicas
 		outage   [2]time.Time
 
 		healthDuringOutage, readyDuringOutage string
+		drained                               error
 	)
 	total := int64(fleetSessions * fleetEvents)
 	faults.Go(func() {
@@ -566,6 +576,14 @@ backend replicas
 		redis.start(t)
 		waitTCP(t, redisAddr)
 		outage[1] = time.Now()
+		// A rolling restart: SIGTERM drains the replica (its /readyz
+		// turns 503 first, so haproxy stops sending) and it exits 0.
+		waitProgress(r, total*3/4)
+		replicas[2].signal(t, syscall.SIGTERM)
+		replicas[2].mu.Lock()
+		drained = replicas[2].exitErr
+		replicas[2].mu.Unlock()
+		replicas[2].start(t)
 	})
 	retryTo := func(i, j int) string {
 		return fmt.Sprintf("http://127.0.0.1:%d", ports[(i+j+1)%fleetReplicas])
@@ -601,6 +619,9 @@ backend replicas
 		}
 	}
 
+	if drained != nil {
+		t.Errorf("replica 2 stopped by SIGTERM under load: %v, want exit 0 after draining", drained)
+	}
 	// The outage shows in the probes, degraded but not down: taking every
 	// replica out of the balancer would stop all decisions.
 	for _, p := range []string{healthDuringOutage, readyDuringOutage} {
