@@ -627,7 +627,7 @@ func (a *Auditor) correlate(after *Record) {
 	if a.shared != nil {
 		// Whichever replica made the decision; this one's own memory
 		// answers when the store has not received it yet or is down.
-		if sp, found := a.shared.takePending(after); found {
+		if sp, found, _ := a.shared.takePending(after); found {
 			p, ok = pendingDecision{eventID: sp.EventID, decision: sp.Decision, tool: sp.Tool}, true
 		} else if !ok {
 			a.shared.later(after) // the decision may still be on its way to the store
@@ -641,12 +641,12 @@ func (a *Auditor) correlate(after *Record) {
 
 // joinLate joins a tool.after whose decision was not in the shared store
 // when it came, if it is there now.
-func (a *Auditor) joinLate(after *Record) bool {
-	sp, found := a.shared.takePending(after)
+func (a *Auditor) joinLate(after *Record) (bool, error) {
+	sp, found, err := a.shared.takePending(after)
 	if found {
 		a.joined(after, pendingDecision{eventID: sp.EventID, decision: sp.Decision, tool: sp.Tool})
 	}
-	return found
+	return found, err
 }
 
 // joined is a tool.after joined with its decision.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"hash"
 	"slices"
 	"time"
@@ -175,9 +176,14 @@ func (a *Auditor) Share(o SharedOptions) {
 	a.shared = &sharing{store: o.Store, readsSession: o.ReadsSession, timeout: o.Timeout, required: o.Required}
 }
 
-// offPathTimeout bounds the store calls the worker makes (correlation),
-// which no answer waits for.
-const offPathTimeout = time.Second
+// offPathTimeout bounds the store calls the auditor's worker makes
+// (correlation). No answer waits for them directly, but the worker also
+// writes the records answers may wait for (audit.required), so a store
+// that hangs must not hold it long; one known to be down is not asked.
+const offPathTimeout = 100 * time.Millisecond
+
+// errStoreDown skips a call to a store whose health names a problem.
+var errStoreDown = errors.New("shared store unavailable")
 
 // sharing is the auditor's side of a Shared store.
 type sharing struct {
@@ -212,11 +218,17 @@ func (s *sharing) later(after *Record) {
 }
 
 // retryLate tries join on each waiting tool.after, keeping those it did
-// not join until they have been tried maxLateTries times.
-func (s *sharing) retryLate(join func(*Record) bool) {
+// not join until they have been tried maxLateTries times. A store that
+// cannot answer ends the pass: the rest wait for the next one, untried.
+func (s *sharing) retryLate(join func(*Record) (bool, error)) {
 	keep := s.late[:0]
-	for _, l := range s.late {
-		if join(l.after) {
+	for i, l := range s.late {
+		joined, err := join(l.after)
+		if err != nil {
+			keep = append(keep, s.late[i:]...)
+			break
+		}
+		if joined {
 			continue
 		}
 		if l.tries++; l.tries < maxLateTries {
@@ -285,18 +297,24 @@ func redactedResult(r *transport.InterceptResult, red *Redactor) *transport.Inte
 	return &out
 }
 
-func (s *sharing) takePending(after *Record) (SharedPending, bool) {
+// takePending removes and returns the decision a tool.after reports on,
+// whichever replica made it.
+func (s *sharing) takePending(after *Record) (SharedPending, bool, error) {
+	return s.take(after.Source, after.SessionID, after.CallID)
+}
+
+func (s *sharing) take(source, session, call string) (SharedPending, bool, error) {
+	if s.store.Health() != "" {
+		return SharedPending{}, false, errStoreDown
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), offPathTimeout)
 	defer cancel()
-	p, ok, err := s.store.TakePending(ctx, after.Source, after.SessionID, after.CallID)
-	return p, ok && err == nil
+	return s.store.TakePending(ctx, source, session, call)
 }
 
 // stillPending reports whether no replica has seen the call's tool.after;
 // when the store cannot say, the gap is reported.
 func (s *sharing) stillPending(k callKey) bool {
-	ctx, cancel := context.WithTimeout(context.Background(), offPathTimeout)
-	defer cancel()
-	_, ok, err := s.store.TakePending(ctx, k.source, k.session, k.call)
+	_, ok, err := s.take(k.source, k.session, k.call)
 	return ok || err != nil
 }
