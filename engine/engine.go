@@ -150,6 +150,13 @@ func (e *Engine) input(ctx context.Context, s *Snapshot, ev *transport.Event) (a
 	return enrich.Input(ev.Object, r.Object), r.Parts
 }
 
+// InputFor builds the policy input for an event as a decision on s builds
+// it: input.ahp holds only the parts s reads (Snapshot.Needs), and the
+// parts are returned, for `eval --explain` to say what was computed.
+func (e *Engine) InputFor(ctx context.Context, s *Snapshot, ev *transport.Event) (ast.Object, enrich.Parts) {
+	return e.input(ctx, s, ev)
+}
+
 // Input returns the whole policy input for an event with the engine's
 // options, every part of input.ahp included but the session facts: what
 // a policy can see of it.

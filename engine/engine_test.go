@@ -338,6 +338,8 @@ func TestInputHoldsWhatThePolicyReads(t *testing.T) {
 		keys       []string
 	}{
 		{"raw", `deny contains "x" if input.tool.name == "Nope"`, 0, nil},
+		{"raw through object.get", `deny contains "x" if count(object.get(input, ["session", "workspaceRoots"], [])) > 5`, 0, nil},
+		{"shell through a local", `deny contains "x" if { a := input.ahp; a.shell.programs.nope }`, enrich.Shell, []string{"shell"}},
 		{"shell", `deny contains "x" if input.ahp.shell.programs.nope`, enrich.Shell, []string{"shell"}},
 		{"session", `deny contains "x" if input.ahp.session.reads > 5`, enrich.Session, []string{"session"}},
 	}

@@ -68,25 +68,27 @@ func explainDecision(ctx context.Context, w io.Writer, eng *engine.Engine, data 
 }
 
 // snapshotInput returns the active snapshot and the policy input built
-// from the event (or intercept request) in data.
-func snapshotInput(eng *engine.Engine, data []byte) (*engine.Snapshot, ast.Value, error) {
+// from the event (or intercept request) in data as serving builds it,
+// with the parts of input.ahp computed for it.
+func snapshotInput(ctx context.Context, eng *engine.Engine, data []byte) (*engine.Snapshot, ast.Value, enrich.Parts, error) {
 	event, err := eventOf(data)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, 0, err
 	}
 	snap := eng.Snapshot()
 	if snap == nil {
-		return nil, nil, engine.ErrNotReady
+		return nil, nil, 0, engine.ErrNotReady
 	}
 	ev, err := transport.EventOfMap(event)
 	if err != nil {
-		return nil, nil, fmt.Errorf("input: %w", err)
+		return nil, nil, 0, fmt.Errorf("input: %w", err)
 	}
-	return snap, eng.Input(&ev), nil
+	input, parts := eng.InputFor(ctx, snap, &ev)
+	return snap, input, parts, nil
 }
 
 func writeExplanation(ctx context.Context, w io.Writer, eng *engine.Engine, data []byte) error {
-	snap, input, err := snapshotInput(eng, data)
+	snap, input, parts, err := snapshotInput(ctx, eng, data)
 	if err != nil {
 		return err
 	}
@@ -99,6 +101,7 @@ func writeExplanation(ctx context.Context, w io.Writer, eng *engine.Engine, data
 		verdict = fmt.Sprintf("deny (%d rule(s) matched; the first speaks)", len(d.Matches))
 	}
 	fmt.Fprintf(w, "decision: %s, policy revision %s\n", verdict, d.Revision)
+	fmt.Fprintf(w, "input.ahp computed: %s\n", partsNote(parts))
 	for _, e := range d.Errors {
 		note := ""
 		if e.Shadow {
@@ -137,6 +140,15 @@ func writeExplanation(ctx context.Context, w io.Writer, eng *engine.Engine, data
 	return nil
 }
 
+// partsNote says which parts of input.ahp were computed for the policy,
+// and which were left out because no rule can read them.
+func partsNote(parts enrich.Parts) string {
+	if parts == enrich.All {
+		return parts.String() + " (all: the policy can read each)"
+	}
+	return fmt.Sprintf("%s (what the policy can read; not computed: %s)", parts, enrich.All&^parts)
+}
+
 // withoutFlags returns the flags of fs but names: flags that steer a
 // command and have no place in the configuration.
 func withoutFlags(fs *pflag.FlagSet, names ...string) *pflag.FlagSet {
@@ -155,7 +167,7 @@ func withoutFlags(fs *pflag.FlagSet, names ...string) *pflag.FlagSet {
 // traceDecision prints OPA's evaluation trace of the decision for the event
 // in data, filtered by mode as opa eval --explain filters it.
 func traceDecision(ctx context.Context, w io.Writer, eng *engine.Engine, data []byte, mode string) error {
-	snap, input, err := snapshotInput(eng, data)
+	snap, input, _, err := snapshotInput(ctx, eng, data)
 	if err != nil {
 		return err
 	}

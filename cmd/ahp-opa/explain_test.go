@@ -193,3 +193,34 @@ deny contains "never" if {
 		})
 	}
 }
+
+// TestExplainSaysWhatWasComputed: eval --explain names the parts of
+// input.ahp the policy made ahp-opa compute, as serving computes them.
+func TestExplainSaysWhatWasComputed(t *testing.T) {
+	tests := []struct {
+		name, rule, want string
+	}{
+		{"raw event", `deny contains "x" if count(object.get(input, ["session", "workspaceRoots"], [])) > 5`,
+			"input.ahp computed: none (what the policy can read; not computed: version, tool, workspace, shell, secrets, sensitive, writes, agent, session)"},
+		{"two parts", `deny contains "x" if { a := input.ahp; a.shell.programs.nope; a.writes }`,
+			"input.ahp computed: shell, writes (what the policy can read; not computed: version, tool, workspace, secrets, sensitive, agent, session)"},
+		{"whole", `deny contains "x" if count(input.ahp) > 100`,
+			"input.ahp computed: version, tool, workspace, shell, secrets, sensitive, writes, agent, session (all: the policy can read each)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m := ast.MustParseModuleWithOpts("package ahp.tool.before.p\n"+tt.rule, ast.ParserOptions{RegoVersion: ast.RegoV1})
+			eng := engine.New(engine.Options{})
+			if err := eng.Load(context.Background(), &bundles.Policy{Modules: map[string]*ast.Module{"p.rego": m}, Revision: "r"}); err != nil {
+				t.Fatal(err)
+			}
+			var out bytes.Buffer
+			if err := explainDecision(context.Background(), &out, eng, []byte(explainEvent)); err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(out.String(), tt.want+"\n") {
+				t.Errorf("explanation lacks %q:\n%s", tt.want, out.String())
+			}
+		})
+	}
+}
