@@ -17,8 +17,9 @@ import (
 
 // The per_event client: `ahp-opa-hook ahp` relays each message to the warm
 // decision daemon, which answers as `serve --stdio` does. These tests run
-// it as a harness would, with the arguments `registration --client` gives,
-// and require the very bytes serve writes for the same input.
+// it as a harness would, with the arguments `registration --lifecycle
+// per_event` gives by default, and require the very bytes serve writes for
+// the same input.
 
 var (
 	clientOnce sync.Once
@@ -59,10 +60,10 @@ type client struct {
 func newClient(t *testing.T, serveArgs ...string) *client {
 	t.Helper()
 	bin := clientBinary(t)
-	res := runOnce(t, "", append([]string{"registration", "--lifecycle", "per_event", "--client", "--failure-policy", "fail-closed",
+	res := runOnce(t, "", append([]string{"registration", "--lifecycle", "per_event", "--failure-policy", "fail-closed",
 		"--command", bin, "--"}, serveArgs...)...)
 	if res.status != 0 {
-		t.Fatalf("registration --client: exit %d\n%s", res.status, res.stderr)
+		t.Fatalf("registration: exit %d\n%s", res.status, res.stderr)
 	}
 	var doc struct {
 		Hooks []struct {
@@ -74,11 +75,11 @@ func newClient(t *testing.T, serveArgs ...string) *client {
 		}
 	}
 	if err := json.Unmarshal([]byte(strings.Join(res.lines, "\n")), &doc); err != nil || len(doc.Hooks) != 1 {
-		t.Fatalf("registration --client printed %q: %v", res.lines, err)
+		t.Fatalf("registration printed %q: %v", res.lines, err)
 	}
 	tr := doc.Hooks[0].Transport
 	if tr.Command != bin || tr.Lifecycle != "per_event" || len(tr.Args) == 0 || tr.Args[len(tr.Args)-1] != daemon.AgentAHP {
-		t.Fatalf("registration --client transport: %+v", tr)
+		t.Fatalf("registration transport: %+v", tr)
 	}
 	c := &client{runtime: t.TempDir(), args: tr.Args}
 	t.Cleanup(func() { c.stopDaemons(t) })

@@ -34,9 +34,9 @@ const (
 )
 
 // defaultObserved are the events observed by default: what the audit trail
-// correlates decisions with. per_event registrations observe nothing by
-// default, since each notification would start a process, unless the
-// process is the small client of the warm daemon (--client).
+// correlates decisions with. A per_event registration with --no-client
+// observes nothing by default, since each notification would start a
+// process that compiles the policy.
 var defaultObserved = []string{ahp.EventToolAfter, ahp.EventSessionStart, ahp.EventSessionEnd}
 
 // eventSelector is an exact event name, a family wildcard or "*" (B-REG-5).
@@ -97,7 +97,8 @@ type registrationOptions struct {
 	observeContent string
 	observe        []string
 	observeSet     bool
-	client         bool     // per_event through ahp-opa-hook and the decision daemon
+	client         bool     // --client: the default for per_event, kept for older command lines
+	noClient       bool     // per_event as ahp-opa serve --stdio, compiling the policy at every start
 	serveArgs      []string // extra arguments for `serve --stdio`
 }
 
@@ -111,21 +112,24 @@ for one ahp-opa hook: an intercept subscription for tool.before and, unless
 turned off with --observe "", an observe subscription for the audit trail.
 
   stdio, persistent   the harness starts "ahp-opa serve --stdio" once
-  stdio, per_event    the harness starts it for every event
-  stdio, per_event, --client
-                      the harness starts "ahp-opa-hook ahp" for every event,
-                      which asks a warm per-user decision daemon (started
-                      on the first event) instead of compiling the policy
+  stdio, per_event    the harness starts "ahp-opa-hook ahp" for every event,
+                      the small client that asks a warm per-user decision
+                      daemon (started on the first event) instead of
+                      compiling the policy; when the daemon cannot start,
+                      the client decides in-process
+  stdio, per_event, --no-client
+                      the harness starts "ahp-opa serve --stdio" for every
+                      event, which compiles the policy each time
   http                the harness POSTs to --url with the bearer token it
                       reads from the environment variable --token-env
 
 AHP gives failurePolicy no default, so --failure-policy is required:
 fail-closed blocks a tool call when ahp-opa cannot answer, fail-open lets it
 run. A deny is enforced either way. Arguments after -- are appended to
-"serve --stdio", for example -- --config /etc/ahp-opa.yaml; with --client
-they may be --config, --policy and --with-builtin (and ahp-opa-hook's own
---timeout and --idle-timeout), and every other setting goes in the --config
-file.`,
+"serve --stdio", for example -- --config /etc/ahp-opa.yaml; for the per_event
+client they may be --config, --policy and --with-builtin (and ahp-opa-hook's
+own --timeout and --idle-timeout), and every other setting goes in the
+--config file.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if dash := cmd.ArgsLenAtDash(); len(args) > 0 && dash != 0 {
 				return errors.New("put arguments for serve after --")
@@ -151,8 +155,10 @@ file.`,
 	fs.StringVar(&o.id, "id", "dev.ahp-opa", "hook id (reverse DNS, unique in the harness)")
 	fs.StringVar(&o.transport, "transport", "stdio", "stdio or http")
 	fs.StringVar(&o.lifecycle, "lifecycle", "persistent", "stdio lifecycle: persistent or per_event")
-	fs.StringVar(&o.command, "command", "", "stdio command; default: this executable (with --client: ahp-opa-hook next to it, else on PATH)")
-	fs.BoolVar(&o.client, "client", false, "per_event through the small ahp-opa-hook client and the warm decision daemon")
+	fs.StringVar(&o.command, "command", "", "stdio command; default: this executable (per_event: ahp-opa-hook next to it, else on PATH)")
+	fs.BoolVar(&o.noClient, "no-client", false, "per_event as ahp-opa serve --stdio, which compiles the policy at every event, instead of the small client of the warm decision daemon")
+	fs.BoolVar(&o.client, "client", false, "per_event through the small ahp-opa-hook client and the warm decision daemon (the default)")
+	_ = fs.MarkHidden("client") // the default now; kept so that older command lines still work
 	fs.StringVar(&o.url, "url", "", "HTTP endpoint, e.g. https://policy.example.com:8443/ahp")
 	fs.StringVar(&o.tokenEnv, "token-env", config.DefaultTokenEnv,
 		`environment variable the harness reads the bearer token from; "" when the endpoint needs none`)
@@ -186,9 +192,14 @@ func (o registrationOptions) build() (*registration, []string, error) {
 			return nil, nil, fmt.Errorf("%s %q: want body, metadata or omit", flag, v)
 		}
 	}
+	if o.client && o.noClient {
+		return nil, nil, errors.New("--client and --no-client contradict each other")
+	}
 	h := hook{ID: o.id}
 	timeout := defaultTimeoutMs
 	observe := o.observe
+	// client: per_event through ahp-opa-hook and the warm daemon.
+	client := false
 	switch o.transport {
 	case "stdio":
 		if o.url != "" {
@@ -198,19 +209,20 @@ func (o registrationOptions) build() (*registration, []string, error) {
 		case "persistent":
 		case "per_event":
 			timeout = defaultPerEventTimeoutMs
+			client = !o.noClient
 			// A notification would start a process that compiles the
 			// policy; through the warm daemon it costs a round trip.
-			if !o.observeSet && !o.client {
+			if !o.observeSet && !client {
 				observe = nil
 			}
 		default:
 			return nil, nil, fmt.Errorf("--lifecycle %q: want persistent or per_event", o.lifecycle)
 		}
+		if (o.client || o.noClient) && o.lifecycle != "per_event" {
+			return nil, nil, errors.New("--client and --no-client are for --lifecycle per_event: a persistent backend stays warm by itself")
+		}
 		command, args := o.command, append([]string{"serve", "--stdio"}, o.serveArgs...)
-		if o.client {
-			if o.lifecycle != "per_event" {
-				return nil, nil, errors.New("--client is for --lifecycle per_event: a persistent backend stays warm by itself")
-			}
+		if client {
 			var err error
 			if args, err = clientArgs(o.serveArgs); err != nil {
 				return nil, nil, err
@@ -230,8 +242,8 @@ func (o registrationOptions) build() (*registration, []string, error) {
 		}
 		h.Transport = stdioTransport{Type: "stdio", Command: command, Lifecycle: o.lifecycle, Args: args}
 	case "http":
-		if o.client {
-			return nil, nil, errors.New("--client is for --transport stdio --lifecycle per_event")
+		if o.client || o.noClient {
+			return nil, nil, errors.New("--client and --no-client are for --transport stdio --lifecycle per_event")
 		}
 		if len(o.serveArgs) > 0 {
 			return nil, nil, errors.New("arguments after -- are for --transport stdio")
@@ -281,7 +293,7 @@ func (o registrationOptions) build() (*registration, []string, error) {
 	return &registration{ProtocolVersion: ahp.Version, Hooks: []hook{h}}, warnings, nil
 }
 
-// clientArgs turns the serve flags of a --client registration into
+// clientArgs turns the serve flags of a per_event registration into
 // ahp-opa-hook's: those that choose the policy, which the client passes
 // to the daemon and to its serve --stdio fallback, and the client's own.
 // Every other setting belongs in the --config file, which both read as
@@ -302,7 +314,7 @@ func clientArgs(serve []string) ([]string, error) {
 			continue
 		case "--config", "--policy", "--timeout", "--idle-timeout":
 		default:
-			return nil, fmt.Errorf("--client: ahp-opa-hook takes --config, --policy, --with-builtin, --timeout and --idle-timeout, not %s: put that setting in the --config file", serve[i])
+			return nil, fmt.Errorf("per_event: the client ahp-opa-hook takes --config, --policy, --with-builtin, --timeout and --idle-timeout, not %s: put that setting in the --config file (or pass --no-client to register serve --stdio, which compiles the policy at every event)", serve[i])
 		}
 		if !hasValue {
 			if i+1 >= len(serve) {
@@ -336,7 +348,7 @@ func hookBinary() (string, error) {
 	}
 	p, err := exec.LookPath("ahp-opa-hook")
 	if err != nil {
-		return "", errors.New("--client: ahp-opa-hook is neither next to this executable nor on PATH (build it with 'go build ./cmd/ahp-opa-hook', or pass --command)")
+		return "", errors.New("per_event: the client ahp-opa-hook is neither next to this executable nor on PATH: build it with 'go build ./cmd/ahp-opa-hook', pass --command, or pass --no-client to register serve --stdio, which compiles the policy at every event")
 	}
 	return filepath.Abs(p)
 }

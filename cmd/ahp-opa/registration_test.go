@@ -132,23 +132,33 @@ func TestRegistrationValidates(t *testing.T) {
 			observe: []any{"tool.after", "session.start", "session.end"},
 		},
 		{
-			name:      "stdio per_event with serve flags",
-			args:      []string{"--lifecycle", "per_event", "--failure-policy", "fail-open", "--", "--config", "/etc/ahp-opa.yaml"},
-			transport: map[string]any{"type": "stdio", "lifecycle": "per_event"},
+			name:      "stdio per_event without the client, with serve flags",
+			args:      []string{"--lifecycle", "per_event", "--no-client", "--failure-policy", "fail-open", "--command", "/usr/local/bin/ahp-opa", "--", "--config", "/etc/ahp-opa.yaml", "--log-level", "warn"},
+			transport: map[string]any{"type": "stdio", "lifecycle": "per_event", "command": "/usr/local/bin/ahp-opa"},
+			stdioArgs: []any{"serve", "--stdio", "--config", "/etc/ahp-opa.yaml", "--log-level", "warn"},
 			timeout:   defaultPerEventTimeoutMs, policy: "fail-open",
 		},
 		{
-			name:      "stdio per_event observing on request",
-			args:      []string{"--lifecycle", "per_event", "--failure-policy", "fail-closed", "--observe", "session.*"},
+			name:      "stdio per_event without the client, observing on request",
+			args:      []string{"--lifecycle", "per_event", "--no-client", "--failure-policy", "fail-closed", "--observe", "session.*"},
 			transport: map[string]any{"type": "stdio", "lifecycle": "per_event"},
 			timeout:   defaultPerEventTimeoutMs, policy: "fail-closed", observe: []any{"session.*"},
 		},
 		{
-			name: "per_event through the daemon client",
-			args: []string{"--lifecycle", "per_event", "--client", "--failure-policy", "fail-closed", "--command", "/usr/local/bin/ahp-opa-hook",
+			name: "per_event goes through the daemon client by default",
+			args: []string{"--lifecycle", "per_event", "--failure-policy", "fail-closed", "--command", "/usr/local/bin/ahp-opa-hook",
 				"--", "--policy", "/p,/q", "--with-builtin", "--config=/etc/ahp-opa.yaml", "--idle-timeout", "1h"},
 			transport: map[string]any{"type": "stdio", "lifecycle": "per_event", "command": "/usr/local/bin/ahp-opa-hook"},
 			stdioArgs: []any{"--policy", "/p", "--policy", "/q", "--with-builtin", "--config", "/etc/ahp-opa.yaml", "--idle-timeout", "1h", "ahp"},
+			timeout:   defaultPerEventTimeoutMs, policy: "fail-closed",
+			observe: []any{"tool.after", "session.start", "session.end"},
+		},
+		{
+			name: "per_event with --client, as older command lines say",
+			args: []string{"--lifecycle", "per_event", "--client", "--failure-policy", "fail-closed", "--command", "/usr/local/bin/ahp-opa-hook",
+				"--", "--config", "/etc/ahp-opa.yaml"},
+			transport: map[string]any{"type": "stdio", "lifecycle": "per_event", "command": "/usr/local/bin/ahp-opa-hook"},
+			stdioArgs: []any{"--config", "/etc/ahp-opa.yaml", "ahp"},
 			timeout:   defaultPerEventTimeoutMs, policy: "fail-closed",
 			observe: []any{"tool.after", "session.start", "session.end"},
 		},
@@ -289,6 +299,10 @@ func TestRegistrationRefuses(t *testing.T) {
 		{"client over http", []string{fp, "--client", "--transport=http", "--url=https://x/ahp"}, "--transport stdio"},
 		{"client with a serve-only flag", []string{fp, "--client", "--lifecycle=per_event", "--command=/h", "--", "--eval-timeout", "1s"}, "--config file"},
 		{"client flag without value", []string{fp, "--client", "--lifecycle=per_event", "--command=/h", "--", "--policy"}, "needs a value"},
+		{"per_event client with a serve-only flag", []string{fp, "--lifecycle=per_event", "--command=/h", "--", "--log-level", "warn"}, "--no-client"},
+		{"client and no client", []string{fp, "--client", "--no-client", "--lifecycle=per_event", "--command=/h"}, "contradict"},
+		{"no client for a persistent backend", []string{fp, "--no-client", "--command=/h"}, "--lifecycle per_event"},
+		{"no client over http", []string{fp, "--no-client", "--transport=http", "--url=https://x/ahp"}, "--transport stdio"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -300,6 +314,23 @@ func TestRegistrationRefuses(t *testing.T) {
 				t.Errorf("printed a document despite the error:\n%s", out)
 			}
 		})
+	}
+}
+
+// TestRegistrationPerEventNeedsTheClient: per_event registers the client,
+// so without one to point at, the command says how to get one or do
+// without rather than register the slow form unasked.
+func TestRegistrationPerEventNeedsTheClient(t *testing.T) {
+	t.Setenv("PATH", t.TempDir())
+	out, _, err := runRegistration(t, "--lifecycle=per_event", "--failure-policy=fail-closed")
+	if err == nil || !strings.Contains(err.Error(), "ahp-opa-hook is neither next to this executable nor on PATH") || !strings.Contains(err.Error(), "--no-client") {
+		t.Fatalf("error = %v, want one naming ahp-opa-hook and --no-client", err)
+	}
+	if out != "" {
+		t.Errorf("printed a document despite the error:\n%s", out)
+	}
+	if _, _, err := runRegistration(t, "--lifecycle=per_event", "--no-client", "--failure-policy=fail-closed"); err != nil {
+		t.Errorf("--no-client needs no ahp-opa-hook: %v", err)
 	}
 }
 

@@ -274,7 +274,7 @@ func (a *analysis) userCall(s *scope, fns []*ast.Rule, args []*ast.Term) {
 	bound := make([]reach, min(n, len(args)))
 	var key strings.Builder
 	key.WriteString(fns[0].Ref().String())
-	any := false
+	tracked := false
 	for i, t := range args {
 		if i >= n {
 			a.term(s, t) // the output
@@ -285,9 +285,9 @@ func (a *analysis) userCall(s *scope, fns []*ast.Rule, args []*ast.Term) {
 			a.term(s, t)
 		}
 		key.WriteByte('0' + byte(bound[i]))
-		any = any || bound[i] != 0
+		tracked = tracked || bound[i] != 0
 	}
-	if !any || a.followed[key.String()] {
+	if !tracked || a.followed[key.String()] {
 		return
 	}
 	if s.depth >= maxCallDepth {
