@@ -181,8 +181,8 @@ func run() error {
 				float64(a.P50)/float64(o.P50), a.P50.Round(time.Microsecond), o.P50.Round(time.Microsecond),
 				a.P99.Round(time.Microsecond), o.P99.Round(time.Microsecond))
 			if a.CPU > 0 && o.CPU > 0 {
-				fmt.Printf(", CPU per request %v vs %v", a.CPUPerRequest().Round(time.Microsecond),
-					o.CPUPerRequest().Round(time.Microsecond))
+				fmt.Printf(", CPU per request %v vs %v, cpu %.2fx", a.CPUPerRequest().Round(time.Microsecond),
+					o.CPUPerRequest().Round(time.Microsecond), float64(a.CPUPerRequest())/float64(o.CPUPerRequest()))
 			}
 			fmt.Println()
 		}
