@@ -32,15 +32,13 @@ func hotPathLine(i int) []byte {
 		`"call":{"id":"call_` + n + `"},"path":"native","agent":{"name":"claude-code","version":"2.0.1"}},"capabilities":{"effects":["deny"]}}}`)
 }
 
-// referencePolicy is the 28-rule policy the side-by-side benchmarks
-// against OPA's server run.
-func referencePolicy(b *testing.B) string {
-	b.Helper()
-	src, err := os.ReadFile("../bench/reference/policy.rego")
-	if err != nil {
-		b.Fatal(err)
-	}
-	return string(src)
+// hotPathPolicies are the reference policies the side-by-side benchmarks
+// against OPA's server run: bench/reference (28 rules calling helper
+// functions) and bench/plain (25 regular expressions in a table and one
+// object.get), by the package of their deny rules.
+var hotPathPolicies = []struct{ name, file, pkg string }{
+	{"reference", "../bench/reference/policy.rego", "ahp.tool.before.reference"},
+	{"plain", "../bench/plain/policy.rego", "ahp.tool.before.plain"},
 }
 
 // BenchmarkHotPath compares one whole in-process decision of a distinct
@@ -50,40 +48,44 @@ func referencePolicy(b *testing.B) string {
 // as an AST value (the least OPA can do); "bare-json" starts from the
 // event's bytes, as OPA's REST server does.
 func BenchmarkHotPath(b *testing.B) {
-	h := newHotPath(b)
-	ctx := context.Background()
-	b.Run("ahp-opa", func(b *testing.B) {
-		b.ReportAllocs()
-		i := 0
-		for b.Loop() {
-			h.decide(b, i)
-			i++
-		}
-	})
-	b.Run("bare-parsed", func(b *testing.B) {
-		b.ReportAllocs()
-		i := 0
-		for b.Loop() {
-			if _, err := h.bare.Eval(ctx, rego.EvalParsedInput(h.parsed[i%hotPathEvents])); err != nil {
-				b.Fatal(err)
-			}
-			i++
-		}
-	})
-	b.Run("bare-json", func(b *testing.B) {
-		b.ReportAllocs()
-		i := 0
-		for b.Loop() {
-			var in any
-			if err := util.UnmarshalJSON(h.events[i%hotPathEvents], &in); err != nil {
-				b.Fatal(err)
-			}
-			if _, err := h.bare.Eval(ctx, rego.EvalInput(in)); err != nil {
-				b.Fatal(err)
-			}
-			i++
-		}
-	})
+	for _, p := range hotPathPolicies {
+		b.Run(p.name, func(b *testing.B) {
+			h := newHotPath(b, p.file, p.pkg)
+			ctx := context.Background()
+			b.Run("ahp-opa", func(b *testing.B) {
+				b.ReportAllocs()
+				i := 0
+				for b.Loop() {
+					h.decide(b, i)
+					i++
+				}
+			})
+			b.Run("bare-parsed", func(b *testing.B) {
+				b.ReportAllocs()
+				i := 0
+				for b.Loop() {
+					if _, err := h.bare.Eval(ctx, rego.EvalParsedInput(h.parsed[i%hotPathEvents])); err != nil {
+						b.Fatal(err)
+					}
+					i++
+				}
+			})
+			b.Run("bare-json", func(b *testing.B) {
+				b.ReportAllocs()
+				i := 0
+				for b.Loop() {
+					var in any
+					if err := util.UnmarshalJSON(h.events[i%hotPathEvents], &in); err != nil {
+						b.Fatal(err)
+					}
+					if _, err := h.bare.Eval(ctx, rego.EvalInput(in)); err != nil {
+						b.Fatal(err)
+					}
+					i++
+				}
+			})
+		})
+	}
 }
 
 // BenchmarkHotPathRatio runs the whole decision and the bare evaluation
@@ -91,24 +93,28 @@ func BenchmarkHotPath(b *testing.B) {
 // of their times: on a shared machine, load that comes and goes weighs on
 // both alike.
 func BenchmarkHotPathRatio(b *testing.B) {
-	h := newHotPath(b)
-	ctx := context.Background()
-	var ours, bare time.Duration
-	i := 0
-	for b.Loop() {
-		t0 := time.Now()
-		h.decide(b, i)
-		t1 := time.Now()
-		if _, err := h.bare.Eval(ctx, rego.EvalParsedInput(h.parsed[i%hotPathEvents])); err != nil {
-			b.Fatal(err)
-		}
-		ours, bare = ours+t1.Sub(t0), bare+time.Since(t1)
-		i++
+	for _, p := range hotPathPolicies {
+		b.Run(p.name, func(b *testing.B) {
+			h := newHotPath(b, p.file, p.pkg)
+			ctx := context.Background()
+			var ours, bare time.Duration
+			i := 0
+			for b.Loop() {
+				t0 := time.Now()
+				h.decide(b, i)
+				t1 := time.Now()
+				if _, err := h.bare.Eval(ctx, rego.EvalParsedInput(h.parsed[i%hotPathEvents])); err != nil {
+					b.Fatal(err)
+				}
+				ours, bare = ours+t1.Sub(t0), bare+time.Since(t1)
+				i++
+			}
+			b.ReportMetric(float64(ours)/float64(bare), "x-bare")
+		})
 	}
-	b.ReportMetric(float64(ours)/float64(bare), "x-bare")
 }
 
-// hotPath holds the distinct requests, the engine serving the reference
+// hotPath holds the distinct requests, the engine serving a reference
 // policy and the bare prepared query.
 type hotPath struct {
 	srv    *transport.Server
@@ -118,19 +124,23 @@ type hotPath struct {
 	parsed []ast.Value // their events, parsed
 }
 
-func newHotPath(b *testing.B) *hotPath {
+func newHotPath(b *testing.B, file, pkg string) *hotPath {
 	b.Helper()
-	src := referencePolicy(b)
+	raw, err := os.ReadFile(file)
+	if err != nil {
+		b.Fatal(err)
+	}
+	src := string(raw)
 	ctx := context.Background()
 	// A deadline far away: a stall on a loaded machine must not fail the
 	// benchmark.
 	e := New(Options{EvalTimeout: time.Minute})
-	if err := e.Load(ctx, policy(b, map[string]string{"reference.rego": src})); err != nil {
+	if err := e.Load(ctx, policy(b, map[string]string{"policy.rego": src})); err != nil {
 		b.Fatal(err)
 	}
 	bare, err := rego.New(
-		rego.Query("data.ahp.tool.before.reference.deny"),
-		rego.Module("reference.rego", src),
+		rego.Query("data."+pkg+".deny"),
+		rego.Module("policy.rego", src),
 	).PrepareForEval(ctx)
 	if err != nil {
 		b.Fatal(err)

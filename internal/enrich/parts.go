@@ -109,6 +109,13 @@ const (
 	atAHP                     // input.ahp
 )
 
+// The operators the analysis knows.
+var (
+	refEq        = ast.Equality.Ref()
+	refAssign    = ast.Assign.Ref()
+	refObjectGet = ast.ObjectGet.Ref()
+)
+
 // maxCallDepth bounds how deep Needed follows input through nested
 // function calls; past it, the argument counts as read whole.
 const maxCallDepth = 8
@@ -196,10 +203,10 @@ func (a *analysis) expr(s *scope, e *ast.Expr) {
 // call analyses a call: terms[0] is the operator, then the arguments and
 // maybe an output.
 func (a *analysis) call(s *scope, terms []*ast.Term) {
-	op := terms[0].String()
+	op, _ := terms[0].Value.(ast.Ref)
 	args := terms[1:]
 	switch {
-	case (op == ast.Equality.Name || op == ast.Assign.Name) && len(args) == 2:
+	case (op.Equal(refEq) || op.Equal(refAssign)) && len(args) == 2:
 		// x = input.ahp, with x met here first, binds x rather than read.
 		for i, fresh := range args {
 			v, ok := fresh.Value.(ast.Var)
@@ -211,12 +218,12 @@ func (a *analysis) call(s *scope, terms []*ast.Term) {
 				return
 			}
 		}
-	case op == ast.ObjectGet.Name && len(args) >= 3:
+	case op.Equal(refObjectGet) && len(args) >= 3:
 		if a.objectGet(s, args) {
 			return
 		}
 	default:
-		if fns := a.funcs[op]; len(fns) > 0 {
+		if fns := a.function(op); len(fns) > 0 {
 			a.userCall(s, fns, args)
 			return
 		}
@@ -265,6 +272,15 @@ func (a *analysis) objectGet(s *scope, args []*ast.Term) bool {
 		a.need = All
 	}
 	return true
+}
+
+// function returns the rules of the user function op names, if it is one:
+// user functions live under data, builtins do not.
+func (a *analysis) function(op ast.Ref) []*ast.Rule {
+	if len(op) == 0 || !op[0].Equal(ast.DefaultRootDocument) {
+		return nil
+	}
+	return a.funcs[op.String()]
 }
 
 // userCall follows input and input.ahp into the user function fns (all
@@ -345,7 +361,8 @@ func (a *analysis) term(s *scope, t *ast.Term) {
 			a.need = All
 		}
 	case ast.Call:
-		if fns := a.funcs[v[0].String()]; len(fns) > 0 {
+		if op, ok := v[0].Value.(ast.Ref); ok && len(a.function(op)) > 0 {
+			fns := a.function(op)
 			a.userCall(s, fns, v[1:])
 			return
 		}
