@@ -474,7 +474,9 @@ func shellSource(agent, tool string, mcp bool, input ast.Object) (cmd ast.Value,
 	if own {
 		return cmd, workdir, ambiguous
 	}
-	args, hasArgs := field(input, "args").(*ast.Array)
+	argsValue := field(input, "args")
+	args, hasArgs := argsValue.(*ast.Array)
+	argLine, _ := argsValue.(ast.String)
 	prepend := func(first *ast.Term, rest *ast.Array) ast.Value {
 		terms := make([]*ast.Term, 0, rest.Len()+1)
 		terms = append(terms, first)
@@ -487,6 +489,11 @@ func shellSource(agent, tool string, mcp bool, input ast.Object) (cmd ast.Value,
 	case ast.String:
 		if hasArgs && !strings.ContainsAny(string(c), " \t\n;|&") {
 			cmd = prepend(ast.NewTerm(c), args)
+		} else if hasArgs || argLine != "" {
+			// A server that runs command through a shell appends the args
+			// as they are (Node's spawn with shell: true joins them with
+			// spaces), so they are part of the line that runs.
+			cmd = ast.String(string(c) + " " + argsLine(args, argLine))
 		} else if programTools[tool] && string(c) != tool && !strings.HasPrefix(string(c), tool+" ") {
 			cmd = ast.String(tool + " " + string(c))
 		}
@@ -504,6 +511,25 @@ func shellSource(agent, tool string, mcp bool, input ast.Object) (cmd ast.Value,
 		}
 	}
 	return cmd, workdir, ambiguous
+}
+
+// argsLine is an MCP exec tool's args as the shell line they extend: a
+// string as it is, an array's elements joined with spaces (anything but
+// text as its JSON).
+func argsLine(args *ast.Array, line ast.String) string {
+	if args == nil {
+		return string(line)
+	}
+	parts := make([]string, 0, args.Len())
+	for i := range args.Len() {
+		e := args.Elem(i)
+		if s, ok := e.Value.(ast.String); ok {
+			parts = append(parts, string(s))
+		} else {
+			parts = append(parts, e.Value.String())
+		}
+	}
+	return strings.Join(parts, " ")
 }
 
 // at returns the value at a field of input, nil when absent.

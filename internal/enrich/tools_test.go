@@ -23,6 +23,10 @@ func TestToolShapes(t *testing.T) {
 		{"mcp run_command", map[string]any{"name": "mcp__shell__run_command", "input": map[string]any{"command": "rm -rf ~"}}, "shell", "rm -rf ~", "/home/dev/repo", nil},
 		{"mcp exec with cmd", map[string]any{"name": "mcp__terminal__exec", "input": map[string]any{"cmd": "ls"}}, "shell", "ls", "/home/dev/repo", nil},
 		{"mcp exec with args", map[string]any{"name": "mcp__proc__exec", "input": map[string]any{"command": "rm", "args": []any{"-rf", "/"}}}, "shell", "rm -rf /", "/home/dev/repo", nil},
+		// A server that spawns with a shell joins command and args as
+		// they are: the args are part of what runs, spaces or not.
+		{"mcp exec, command with spaces and args", map[string]any{"name": "mcp__proc__run_command", "input": map[string]any{"command": "rm -rf", "args": []any{"~"}}}, "shell", "rm -rf ~", "/home/dev/repo", nil},
+		{"mcp exec, args as one string", map[string]any{"name": "mcp__proc__exec", "input": map[string]any{"command": "rm", "args": "-rf ~"}}, "shell", "rm -rf ~", "/home/dev/repo", nil},
 		{"mcp program tool, args", map[string]any{"name": "mcp__k8s__kubectl", "input": map[string]any{"args": []any{"get", "pods"}}}, "shell", "kubectl get pods", "/home/dev/repo", nil},
 		{"mcp program tool, string", map[string]any{"name": "mcp__k8s__kubectl", "input": map[string]any{"command": "delete ns x"}}, "shell", "kubectl delete ns x", "/home/dev/repo", nil},
 		{"mcp program tool, full line", map[string]any{"name": "mcp__k8s__kubectl", "input": map[string]any{"command": "kubectl get ns"}}, "shell", "kubectl get ns", "/home/dev/repo", nil},
