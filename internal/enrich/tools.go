@@ -144,6 +144,11 @@ var globTools = map[string]bool{"glob": true}
 // pathListKeys are the input fields that hold lists of files.
 var pathListKeys = []string{"paths", "file_paths", "files"}
 
+// toolPathLists are list fields of files that only one tool's input
+// means as such: Gemini CLI's read_many_files reads the files and globs
+// of include, while a search tool's include is a file-name filter.
+var toolPathLists = map[string]string{"read_many_files": "include"}
+
 // toolPaths returns the paths a file or search tool names, with the input
 // key each came from; tool is the lower-cased tool name.
 func toolPaths(tool string, input ast.Object) (keys, paths []string) {
@@ -157,7 +162,11 @@ func toolPaths(tool string, input ast.Object) (keys, paths []string) {
 			keys, paths = append(keys, k), append(paths, s)
 		}
 	}
-	for _, k := range pathListKeys {
+	listKeys := pathListKeys
+	if k, ok := toolPathLists[tool]; ok {
+		listKeys = append(slices.Clip(listKeys), k)
+	}
+	for _, k := range listKeys {
 		for _, v := range elems(input, k) {
 			if s, ok := asText(v.Value); ok && s != "" {
 				keys, paths = append(keys, k), append(paths, s)

@@ -44,6 +44,8 @@ func TestToolShapes(t *testing.T) {
 		{"unknown tool with filename", map[string]any{"name": "open_file", "input": map[string]any{"filename": "~/.netrc"}}, "file_read", "", "/home/dev/repo", []string{"/home/dev/.netrc"}},
 		{"unknown tool without paths", map[string]any{"name": "think", "input": map[string]any{"thought": "x"}}, "other", "", "/home/dev/repo", nil},
 		{"glob pattern with a place", map[string]any{"name": "Glob", "input": map[string]any{"pattern": "~/.aws/**"}}, "search", "", "/home/dev/repo", []string{"/home/dev/.aws/**"}},
+		// Gemini CLI's read_many_files reads the files and globs of include.
+		{"gemini read_many_files include", map[string]any{"name": "read_many_files", "input": map[string]any{"include": []any{"~/.aws/credentials", "src/*.go"}}}, "file_read", "", "/home/dev/repo", []string{"/home/dev/.aws/credentials", "/home/dev/repo/src/*.go"}},
 		{"glob pattern relative", map[string]any{"name": "Glob", "input": map[string]any{"pattern": "**/*.go"}}, "search", "", "/home/dev/repo", nil},
 	}
 	for _, tt := range tests {
