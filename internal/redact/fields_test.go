@@ -50,6 +50,18 @@ func TestRedactValueByFieldName(t *testing.T) {
 		{"unset values stay",
 			`{"password":"","token":null,"cookie":false}`,
 			`{"cookie":false,"password":"","token":null}`},
+		// A secret's name may sit beside it rather than above it: a
+		// name/value object (Kubernetes env, header lists), a flag and
+		// its value in argv, a [name, value] pair.
+		{"name and value objects",
+			`{"env":[{"name":"DB_PASSWORD","value":"pw1"},{"name":"HOME","value":"/root"}],"headers":[{"Name":"Authorization","Value":"Basic dTpw"}],"kv":{"key":"password","value":"pw2"},"field":{"name":"token_count","value":3}}`,
+			`{"env":[{"name":"DB_PASSWORD","value":"[REDACTED]"},{"name":"HOME","value":"/root"}],"field":{"name":"token_count","value":3},"headers":[{"Name":"Authorization","Value":"[REDACTED]"}],"kv":{"key":"password","value":"[REDACTED]"}}`},
+		{"a flag and its value in argv",
+			`{"args":["--user","bob","--password","pw1","-token","t1","--password-file","/run/pw","--api-key",""]}`,
+			`{"args":["--user","bob","--password","[REDACTED]","-token","[REDACTED]","--password-file","/run/pw","--api-key",""]}`},
+		{"name and value pairs",
+			`{"headers":[["X-Api-Key","k1"],["Accept","*/*"],["Authorization","Basic dTpw"]]}`,
+			`{"headers":[["X-Api-Key","[REDACTED]"],["Accept","*/*"],["Authorization","[REDACTED]"]]}`},
 		{"look-alikes are kept",
 			`{"token_count":12,"max_tokens":4096,"keyboard":"us","primary_key":"id","sort_key":"ts","key":"k","secret_name":"prod/db","session_id":"s1","tokenizer":"bpe","PWD":"/repo","password_policy":"strong","author":"me","private_key_id":"k1","PUBLIC_KEY":"ssh-ed25519 AAAA","passwordless":true,"pass":true}`,
 			`{"PUBLIC_KEY":"ssh-ed25519 AAAA","PWD":"/repo","author":"me","key":"k","keyboard":"us","max_tokens":4096,"pass":true,"password_policy":"strong","passwordless":true,"primary_key":"id","private_key_id":"k1","secret_name":"prod/db","session_id":"s1","sort_key":"ts","token_count":12,"tokenizer":"bpe"}`},

@@ -196,6 +196,7 @@ func (r *Redactor) Value(v any, path string) any {
 		return r.String(v)
 	case map[string]any:
 		out := make(map[string]any, len(v))
+		named := namesSecret(v)
 		for k, x := range v {
 			p := k
 			if path != "" {
@@ -203,7 +204,7 @@ func (r *Redactor) Value(v any, path string) any {
 			}
 			switch {
 			case r.drop[p]:
-			case r.mask[p], SecretName(k) && holdsSecret(x):
+			case r.mask[p], (SecretName(k) || named && valueKeys[k]) && holdsSecret(x):
 				out[k] = Mask
 			default:
 				out[k] = r.Value(x, p)
@@ -213,11 +214,48 @@ func (r *Redactor) Value(v any, path string) any {
 	case []any:
 		out := make([]any, len(v))
 		for i, x := range v {
+			if i > 0 && labelsNext(v, i-1) && holdsSecret(x) {
+				out[i] = Mask
+				continue
+			}
 			out[i] = r.Value(x, path)
 		}
 		return out
 	}
 	return v
+}
+
+// nameKeys and valueKeys are the fields of an object that holds one named
+// value: {"name": "DB_PASSWORD", "value": …} in a Kubernetes env list, a
+// header list, a key-value store's entry.
+var (
+	nameKeys  = []string{"name", "Name", "key", "Key", "header", "Header"}
+	valueKeys = map[string]bool{"value": true, "Value": true, "val": true}
+)
+
+// namesSecret reports whether an object is a named value whose name is a
+// secret's.
+func namesSecret(m map[string]any) bool {
+	for _, k := range nameKeys {
+		if n, ok := m[k].(string); ok && SecretName(n) {
+			return true
+		}
+	}
+	return false
+}
+
+// labelsNext reports whether element i of a list names the secret after
+// it: a flag such as --password or -token in argv, or the name of a
+// [name, value] pair.
+func labelsNext(list []any, i int) bool {
+	s, ok := list[i].(string)
+	if !ok {
+		return false
+	}
+	if flag := strings.TrimLeft(s, "-"); flag != s {
+		return !strings.Contains(flag, "=") && SecretName(flag)
+	}
+	return len(list) == 2 && i == 0 && SecretName(s)
 }
 
 // holdsSecret reports whether a value under a secret name is worth
