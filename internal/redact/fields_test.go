@@ -62,6 +62,9 @@ func TestRedactValueByFieldName(t *testing.T) {
 		{"name and value pairs",
 			`{"headers":[["X-Api-Key","k1"],["Accept","*/*"],["Authorization","Basic dTpw"]]}`,
 			`{"headers":[["X-Api-Key","[REDACTED]"],["Accept","*/*"],["Authorization","[REDACTED]"]]}`},
+		{"plural passwords and odd case",
+			`{"passwords":["a"],"passphrases":["b"],"pAsSwOrD":"c","PassWord":"d","ApiKey":"e"}`,
+			`{"ApiKey":"[REDACTED]","PassWord":"[REDACTED]","pAsSwOrD":"[REDACTED]","passphrases":"[REDACTED]","passwords":"[REDACTED]"}`},
 		{"look-alikes are kept",
 			`{"token_count":12,"max_tokens":4096,"keyboard":"us","primary_key":"id","sort_key":"ts","key":"k","secret_name":"prod/db","session_id":"s1","tokenizer":"bpe","PWD":"/repo","password_policy":"strong","author":"me","private_key_id":"k1","PUBLIC_KEY":"ssh-ed25519 AAAA","passwordless":true,"pass":true}`,
 			`{"PUBLIC_KEY":"ssh-ed25519 AAAA","PWD":"/repo","author":"me","key":"k","keyboard":"us","max_tokens":4096,"pass":true,"password_policy":"strong","passwordless":true,"primary_key":"id","private_key_id":"k1","secret_name":"prod/db","session_id":"s1","sort_key":"ts","token_count":12,"tokenizer":"bpe"}`},
@@ -227,7 +230,7 @@ func TestSecretName(t *testing.T) {
 		"secret", "client_secret", "clientSecret", "secrets", "token", "access_token", "GITHUB_TOKEN", "X-Auth-Token",
 		"authtoken", "credentials", "credential", "cookie", "Set-Cookie", "authorization", "Proxy-Authorization",
 		"auth", "basic_auth", "api_key", "apiKey", "APIKEY", "x-api-key", "private_key", "privateKey",
-		"AWS_SECRET_ACCESS_KEY", "AWSSecretAccessKey", "GITLAB_PAT", "aws_access_key", "STRIPE_KEY", "SIGNING_KEY", "spring.datasource.password",
+		"AWS_SECRET_ACCESS_KEY", "AWSSecretAccessKey", "GITLAB_PAT", "passwords", "passphrases", "pAsSwOrD", "PassWord", "sEcReT", "aws_access_key", "STRIPE_KEY", "SIGNING_KEY", "spring.datasource.password",
 	}
 	plain := []string{
 		"", "pw", "key", "Key", "keyboard", "monkey", "primary_key", "sort_key", "cache_key", "PUBLIC_KEY", "publicKey",

@@ -23,15 +23,20 @@ func SecretName(name string) bool {
 	if len(name) < 3 || len(name) > 128 || !mentionsSecret(name) {
 		return false
 	}
+	// One word in any case: pAsSwOrD splits into pieces no word list
+	// knows, yet names the same field.
+	if secretWords[strings.ToLower(name)] {
+		return true
+	}
 	words := splitWords(name)
 	if len(words) == 0 {
 		return false
 	}
 	last := words[len(words)-1]
-	switch last {
-	case "password", "passwd", "passphrase", "secret", "secrets", "token", "credential", "credentials",
-		"cookie", "cookies", "authorization", "auth", "apikey", "privatekey", "accesskey", "secretkey":
+	if secretWords[last] {
 		return true
+	}
+	switch last {
 	case "pwd", "pass", "pat": // PWD alone is the working directory, pass alone a verdict
 		return len(words) > 1
 	case "key":
@@ -51,6 +56,14 @@ func SecretName(name string) bool {
 		}
 	}
 	return false
+}
+
+// secretWords are the words that, last in a name, make it a secret's.
+var secretWords = map[string]bool{
+	"password": true, "passwords": true, "passwd": true, "passphrase": true, "passphrases": true,
+	"secret": true, "secrets": true, "token": true, "credential": true, "credentials": true,
+	"cookie": true, "cookies": true, "authorization": true, "auth": true,
+	"apikey": true, "privatekey": true, "accesskey": true, "secretkey": true,
 }
 
 // secretMarkers are the lower-case texts one of which every secret name
