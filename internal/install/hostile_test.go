@@ -213,3 +213,104 @@ func FuzzHookDeadline(f *testing.F) {
 		}
 	})
 }
+
+// TestAgentTimeoutFollowsConfiguredDeadline: 'ahp-opa hook' also takes its
+// deadline from hook.timeout, in its --config file or in an
+// AHP_OPA_HOOK__TIMEOUT assignment on the command line, and the agent
+// must wait longer than that too; a file install cannot read registers
+// the default with a warning.
+func TestAgentTimeoutFollowsConfiguredDeadline(t *testing.T) {
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "ahp-opa.yaml")
+	if err := os.WriteFile(cfg, []byte("hook:\n  timeout: 30s\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name, cmd string
+		want      float64
+		warning   string
+	}{
+		{"hook.timeout in --config", "/usr/bin/ahp-opa hook --config " + cfg, 31, ""},
+		{"hook.timeout in --config=", "ahp-opa hook --config=" + cfg, 31, ""},
+		{"environment assignment", "AHP_OPA_HOOK__TIMEOUT=40s ahp-opa hook", 41, ""},
+		{"env and an assignment", "env AHP_OPA_HOOK__TIMEOUT=40s /usr/bin/ahp-opa hook --config " + cfg, 41, ""},
+		{"--timeout wins over the file", "ahp-opa hook --config " + cfg + " --timeout 12s", 13, ""},
+		{"ahp-opa-hook keeps its --timeout", "ahp-opa-hook --config " + cfg, 10, ""},
+		{"unreadable file", "ahp-opa hook --config " + filepath.Join(dir, "missing.yaml"), 10,
+			"warning: the hook's deadline could not be read from " + filepath.Join(dir, "missing.yaml") + " (it is taken as 5s): pass --agent-timeout above its hook.timeout"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			o := opts(t, "codex")
+			o.Command = tc.cmd
+			res, err := Apply(o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			path, _ := Path(o)
+			if hs := ours(t, "codex", decode(t, path)); len(hs) != 1 || hs[0]["timeout"] != tc.want {
+				t.Errorf("handlers %v, want timeout %v", hs, tc.want)
+			}
+			var warnings []string
+			for _, n := range res.Notes {
+				if strings.HasPrefix(n, "warning: ") {
+					warnings = append(warnings, n)
+				}
+			}
+			if strings.Join(warnings, "\n") != tc.warning {
+				t.Errorf("warnings %q, want %q", warnings, tc.warning)
+			}
+		})
+	}
+}
+
+// TestHookCommandNotOurs: a hook command whose entry install would not
+// recognise again (a wrapper script) is refused, since a second install
+// would add a second entry and --uninstall would leave it; an env prefix
+// is recognised.
+func TestHookCommandNotOurs(t *testing.T) {
+	for _, tc := range []struct {
+		cmd  string
+		ours bool
+	}{
+		{"/opt/bin/guard.sh", false},
+		{"sh -c ahp-opa-hook", false},
+		{"AHP_OPA_POLICY=/p ahp-opa-hook", true},
+		{"env AHP_OPA_HOOK__TIMEOUT=20s /usr/bin/ahp-opa hook", true},
+		{"env A=1 B=2 '/opt/my tools/ahp-opa-hook' --timeout 20s", true},
+	} {
+		t.Run(tc.cmd, func(t *testing.T) {
+			o := opts(t, "codex")
+			o.Command = tc.cmd
+			_, err := Apply(o)
+			if tc.ours {
+				if err != nil {
+					t.Fatal(err)
+				}
+				// A second install keeps one entry; uninstall removes it.
+				if _, err := Apply(o); err != nil {
+					t.Fatal(err)
+				}
+				path, _ := Path(o)
+				if hs := ours(t, "codex", decode(t, path)); len(hs) != 1 {
+					t.Fatalf("after two installs: %v, want one entry", hs)
+				}
+				o.Uninstall = true
+				if _, err := Apply(o); err != nil {
+					t.Fatal(err)
+				}
+				if hs := ours(t, "codex", decode(t, path)); len(hs) != 0 {
+					t.Errorf("after uninstall: %v", hs)
+				}
+				return
+			}
+			if !errors.Is(err, ErrHookCommand) {
+				t.Fatalf("err = %v, want ErrHookCommand", err)
+			}
+			if p, _ := Path(o); fileExists(p) {
+				t.Errorf("%s written for a refused command", p)
+			}
+		})
+	}
+}
+
+func fileExists(p string) bool { _, err := os.Lstat(p); return err == nil }

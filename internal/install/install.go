@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/ahp-opa/ahp-opa/internal/adapters"
+	"github.com/ahp-opa/ahp-opa/internal/config"
 	"github.com/ahp-opa/ahp-opa/internal/daemon"
 	"github.com/ahp-opa/ahp-opa/internal/pathread"
 )
@@ -237,9 +238,17 @@ func Apply(o Options) (Result, error) {
 	var add []entry
 	if !o.Uninstall {
 		cmd := strings.TrimSpace(o.Command)
-		deadline, err := HookDeadline(cmd)
+		if !IsOurCommand(cmd) {
+			// Its entry could not be told from the agent's others again:
+			// a second install would add another, --uninstall none.
+			return res, fmt.Errorf("%w %q: it must run ahp-opa-hook or 'ahp-opa hook' (perhaps after env and NAME=value), or its entry could never be updated or removed", ErrHookCommand, cmd)
+		}
+		deadline, warning, err := hookDeadline(cmd)
 		if err != nil {
 			return res, err
+		}
+		if warning != "" {
+			res.Notes = append(res.Notes, "warning: "+warning)
 		}
 		res.Timeout = max(HookTimeout, deadline+timeoutMargin)
 		if o.AgentTimeout > 0 {
@@ -343,22 +352,48 @@ func seconds(d time.Duration) int {
 
 // HookDeadline is the hook command's own deadline for one answer: its
 // --timeout, else the default of ahp-opa-hook (daemon.DefaultHookTimeout)
-// or of 'ahp-opa hook' (adapters.DefaultTimeout). A --timeout that does
-// not parse is an error: that hook would deny every call.
+// or of 'ahp-opa hook' (adapters.DefaultTimeout), whose hook.timeout a
+// --config file or an AHP_OPA_HOOK__TIMEOUT assignment before the command
+// may set instead. A --timeout that does not parse is an error: that hook
+// would deny every call.
 func HookDeadline(cmd string) (time.Duration, error) {
+	d, _, err := hookDeadline(cmd)
+	return d, err
+}
+
+// hookDeadline is HookDeadline, with a warning when the deadline is a
+// guess: the command is not one of ours, or its configuration file could
+// not be read.
+func hookDeadline(cmd string) (deadline time.Duration, warning string, err error) {
 	f := strings.Fields(cmd)
+	// The environment a shell sets up for the command: "env" and NAME=value.
+	var environ []string
+	if len(f) > 0 && filepath.Base(f[0]) == "env" {
+		f = f[1:]
+	}
+	for len(f) > 0 && assignment(f[0]) {
+		environ = append(environ, strings.Trim(f[0], `'"`))
+		f = f[1:]
+	}
 	deadline, args := daemon.DefaultHookTimeout, f
 	if len(f) > 0 {
 		args = f[1:]
 	}
-	if len(f) > 1 && f[1] == "hook" && filepath.Base(strings.Trim(f[0], `'"`)) == "ahp-opa" {
+	full := len(f) > 1 && f[1] == "hook" && filepath.Base(strings.Trim(f[0], `'"`)) == "ahp-opa"
+	if full {
 		deadline, args = adapters.DefaultTimeout, f[2:]
 	}
+	flag, configPath := false, ""
 	for i, a := range args {
+		if v, ok := strings.CutPrefix(a, "--config="); ok {
+			configPath = v
+		} else if a == "--config" && i+1 < len(args) {
+			configPath = args[i+1]
+		}
 		v, ok := strings.CutPrefix(a, "--timeout=")
 		if a == "--timeout" {
 			if i+1 == len(args) {
-				return 0, fmt.Errorf("%w %q: --timeout needs a value", ErrHookCommand, cmd)
+				return 0, "", fmt.Errorf("%w %q: --timeout needs a value", ErrHookCommand, cmd)
 			}
 			v, ok = args[i+1], true
 		}
@@ -367,11 +402,31 @@ func HookDeadline(cmd string) (time.Duration, error) {
 		}
 		d, err := time.ParseDuration(strings.Trim(v, `'"`))
 		if err != nil || d <= 0 {
-			return 0, fmt.Errorf("%w %q: --timeout %q is not a positive duration such as 20s", ErrHookCommand, cmd, v)
+			return 0, "", fmt.Errorf("%w %q: --timeout %q is not a positive duration such as 20s", ErrHookCommand, cmd, v)
 		}
-		deadline = d
+		deadline, flag = d, true
 	}
-	return deadline, nil
+	if !full || flag || configPath == "" && len(environ) == 0 {
+		return deadline, warning, nil
+	}
+	// 'ahp-opa hook' reads hook.timeout from its file and environment as
+	// it will when the agent runs it.
+	configPath = strings.Trim(configPath, `'"`)
+	cfg, err := config.Load(nil, configPath, func() []string { return environ })
+	if err != nil {
+		where := configPath
+		if where == "" {
+			where = "its environment"
+		}
+		return deadline, fmt.Sprintf("the hook's deadline could not be read from %s (it is taken as %s): pass --agent-timeout above its hook.timeout", where, deadline), nil
+	}
+	return cfg.Hook.Timeout, "", nil
+}
+
+// assignment reports a shell's NAME=value word before a command.
+func assignment(word string) bool {
+	name, _, ok := strings.Cut(strings.TrimLeft(word, `'"`), "=")
+	return ok && name != "" && !strings.ContainsAny(name, "/-.") && name[0] != '-'
 }
 
 // resolve follows the symlinks of path, which need not exist: those of
@@ -570,6 +625,17 @@ func (a agent) isOurs(h json.RawMessage) bool {
 // `ahp-opa-hook …` or `ahp-opa hook …`, by any path.
 func IsOurCommand(cmd string) bool {
 	cmd = strings.TrimSpace(cmd)
+	// The environment a shell sets up first: "env" and NAME=value words.
+	if rest, ok := strings.CutPrefix(cmd, "env "); ok {
+		cmd = strings.TrimSpace(rest)
+	}
+	for {
+		word, rest, _ := strings.Cut(cmd, " ")
+		if !assignment(word) {
+			break
+		}
+		cmd = strings.TrimSpace(rest)
+	}
 	var exe, rest string
 	if len(cmd) > 0 && (cmd[0] == '\'' || cmd[0] == '"') {
 		end := strings.IndexByte(cmd[1:], cmd[0])
