@@ -47,6 +47,8 @@ var policySettings = map[string]bool{"AHP_OPA_POLICY": true, "AHP_OPA_CANARY": t
 //
 //   - the daemon's arguments, paths absolute;
 //   - every AHP_OPA_* setting but the token, paths absolute;
+//   - HOME, which the decisions expand ~ with and call the home
+//     directory when the session's directories do not name one;
 //   - the identity (device and inode) of the configuration file and of
 //     every policy path, so a path that now names another file (a
 //     symlink moved, a checkout replaced) gets a new daemon;
@@ -84,6 +86,9 @@ func Resolve(cwd, configPath string, policies []string, withBuiltin bool, enviro
 		name, value, ok := strings.Cut(kv, "=")
 		if !ok || !strings.HasPrefix(name, envPrefix) {
 			l.Env = append(l.Env, kv)
+			if name == "HOME" {
+				settings = append(settings, kv)
+			}
 			continue
 		}
 		if pathSettings[name] && !isPEM(value) && value != "-" {

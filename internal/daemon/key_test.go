@@ -46,7 +46,12 @@ func TestResolveKeysOnEffectiveConfiguration(t *testing.T) {
 		{"one directory named two ways", hookSetup{cwd: a, policies: []string{"rules"}}, hookSetup{cwd: root, policies: []string{"a/rules/"}}, true},
 		{"a setting that changes decisions", hookSetup{cwd: a, env: []string{"AHP_OPA_ON_RULE_ERROR=deny"}}, hookSetup{cwd: a, env: []string{"AHP_OPA_ON_RULE_ERROR=ignore"}}, false},
 		{"settings in another order", hookSetup{cwd: a, env: []string{"AHP_OPA_LOG_LEVEL=warn", "AHP_OPA_SHADOW=x"}}, hookSetup{cwd: b, env: []string{"AHP_OPA_SHADOW=x", "AHP_OPA_LOG_LEVEL=warn"}}, true},
-		{"the token is no setting", hookSetup{cwd: a, env: []string{"AHP_OPA_TOKEN=one"}}, hookSetup{cwd: a, env: []string{"AHP_OPA_TOKEN=two", "HOME=/elsewhere"}}, true},
+		{"the token is no setting", hookSetup{cwd: a, env: []string{"AHP_OPA_TOKEN=one", "HOME=/home/u"}}, hookSetup{cwd: a, env: []string{"AHP_OPA_TOKEN=two", "HOME=/home/u"}}, true},
+		// The policy expands ~ and finds the home directory with HOME when
+		// the session's directories do not show it: rm -rf of one home is
+		// "the home directory" only to a daemon started with that HOME.
+		{"another home directory", hookSetup{cwd: a, env: []string{"HOME=/home/u"}}, hookSetup{cwd: a, env: []string{"HOME=/srv/agent"}}, false},
+		{"other variables are no setting", hookSetup{cwd: a, env: []string{"HOME=/home/u", "TERM=xterm"}}, hookSetup{cwd: a, env: []string{"HOME=/home/u", "TERM=dumb"}}, true},
 		{"one config file from two directories", hookSetup{cwd: a, config: cfg}, hookSetup{cwd: b, config: cfg}, false},
 		{"one config file from one directory", hookSetup{cwd: a, config: cfg}, hookSetup{cwd: a, config: "../shared/cfg.yaml"}, true},
 		{"with and without a config file", hookSetup{cwd: a}, hookSetup{cwd: a, config: cfg}, false},
