@@ -61,11 +61,12 @@ version asks for a replacement.`,
 			defer stop()
 			// serve's stack, started on the first request and kept for the
 			// daemon's life, following its configuration file and policy
-			// sources as serve does. A remote bundle is waited for: a
+			// sources as serve does, even with watch: false (no one
+			// restarts a daemon after an edit). A remote bundle is waited for: a
 			// per_event harness or native hook has no readiness probe, and
 			// the first answer should be a decision.
 			svc, err := service.New(ctx, cfg, service.Options{
-				Logger: log, Watch: true, WaitRemote: true, Lazy: true,
+				Logger: log, Watch: true, Follow: true, WaitRemote: true, Lazy: true,
 				Metrics: true, AuditLog: true, DecisionLogs: true, Canary: true, Source: src,
 			})
 			if err != nil {

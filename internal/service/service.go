@@ -39,6 +39,10 @@ type Options struct {
 	// Watch follows the policy sources, and Source's configuration file
 	// when it names one, reloading on change.
 	Watch bool
+	// Follow makes Watch hold whatever the configuration's watch says:
+	// a process no one restarts (the decision daemon) must never keep
+	// answering with files edited since it started.
+	Follow bool
 	// WaitRemote makes the first start wait for remote bundles, for a
 	// caller with no readiness probe to offer instead.
 	WaitRemote bool
@@ -173,7 +177,7 @@ func New(ctx context.Context, cfg config.Config, opts Options) (s *Service, err 
 			return s, err
 		}
 	}
-	if opts.Watch && cfg.Watch && opts.Source.Path != "" {
+	if opts.Watch && (cfg.Watch || opts.Follow) && opts.Source.Path != "" {
 		s.wg.Go(s.watchConfig)
 	}
 	return s, nil

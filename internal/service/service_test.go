@@ -150,6 +150,19 @@ func TestConfigReload(t *testing.T) {
 	}
 }
 
+// TestConfigReloadFollowIgnoresWatchOff: a service no one restarts (the
+// decision daemon, Options.Follow) follows its configuration file even
+// when it says watch: false; otherwise a rule enabled again in the file
+// would stay off in the daemon while in-process decisions deny.
+func TestConfigReloadFollowIgnoresWatchOff(t *testing.T) {
+	svc, path, _ := start(t, "watch: false\nlibrary:\n  disabled_rules: ["+sshRule+"]\n", service.Options{Lazy: true, Follow: true})
+	if got := answer(t, svc, "cat ~/.ssh/id_rsa"); got != "allow" {
+		t.Fatalf("with the rule disabled: %s", got)
+	}
+	writeFile(t, path, "watch: false\nlibrary:\n  disabled_rules: []\n")
+	await(t, "the edit to take effect", func() bool { return answer(t, svc, "cat ~/.ssh/id_rsa") == "deny "+sshRule })
+}
+
 // metric reads one sample of the service's metrics.
 func metric(t *testing.T, svc *service.Service, name string) string {
 	t.Helper()

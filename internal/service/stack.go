@@ -51,6 +51,9 @@ func (s *Service) newStack(cfg config.Config, wait bool) (st *stack, err error) 
 	if s.Metrics != nil {
 		onReload, counter = reloadMetrics(s.Metrics), s.Metrics
 	}
+	if s.opts.Follow {
+		cfg.Watch = true
+	}
 	eng, rl, err := startEngine(s.ctx, cfg, s.log, engineOptions{
 		watch: s.opts.Watch, wait: wait, onReload: onReload, facts: s.facts, counter: counter,
 	})
