@@ -59,6 +59,16 @@ version asks for a replacement.`,
 			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGTERM, syscall.SIGINT)
 			defer stop()
+			// An edit of a setting the daemon applies only at its start
+			// (hook.*, audit.*, log_*…) makes it leave once the requests
+			// under way are answered: the next hook starts a daemon that
+			// reads the file as it now is, as the in-process fallback does.
+			ctx, leave := context.WithCancel(ctx)
+			defer leave()
+			restart := func(keys []string) {
+				log.Warn("the configuration changed settings a daemon reads only at its start; leaving for a new daemon", "keys", keys)
+				leave()
+			}
 			// serve's stack, started on the first request and kept for the
 			// daemon's life, following its configuration file and policy
 			// sources as serve does, even with watch: false (no one
@@ -66,7 +76,7 @@ version asks for a replacement.`,
 			// per_event harness or native hook has no readiness probe, and
 			// the first answer should be a decision.
 			svc, err := service.New(ctx, cfg, service.Options{
-				Logger: log, Watch: true, Follow: true, WaitRemote: true, Lazy: true,
+				Logger: log, Watch: true, Follow: true, Restart: restart, WaitRemote: true, Lazy: true,
 				Metrics: true, AuditLog: true, DecisionLogs: true, Canary: true, Source: src,
 			})
 			if err != nil {

@@ -133,6 +133,9 @@ func (s *Service) ReloadConfig() {
 		s.mu.Unlock()
 	}
 	s.reloadSucceeded(live)
+	if len(restart) > 0 && s.opts.Restart != nil {
+		s.opts.Restart(restart)
+	}
 }
 
 func (s *Service) reloadSucceeded(applied []string) {

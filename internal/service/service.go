@@ -39,6 +39,10 @@ type Options struct {
 	// Watch follows the policy sources, and Source's configuration file
 	// when it names one, reloading on change.
 	Watch bool
+	// Restart, when set, is called with the keys of a valid edit of the
+	// configuration file that changed settings needing a restart (after
+	// the live ones were applied), for a process that can restart itself.
+	Restart func(keys []string)
 	// Follow makes Watch hold whatever the configuration's watch says:
 	// a process no one restarts (the decision daemon) must never keep
 	// answering with files edited since it started.

@@ -189,6 +189,27 @@ func metric(t *testing.T, svc *service.Service, name string) string {
 	return ""
 }
 
+// TestConfigReloadRestartCallback: an edit of settings that need a
+// restart is handed to Options.Restart with their keys, so that the
+// decision daemon, which no one restarts, can leave for a new one instead
+// of deciding with hook.fail_open: true after the file says false.
+func TestConfigReloadRestartCallback(t *testing.T) {
+	keys := make(chan []string, 4)
+	svc, path, _ := start(t, "hook:\n  fail_open: true\n", service.Options{Lazy: true, Restart: func(k []string) { keys <- k }})
+	if got := answer(t, svc, "ls"); got != "allow" {
+		t.Fatalf("ls: %s", got)
+	}
+	writeFile(t, path, "hook:\n  fail_open: false\n")
+	select {
+	case got := <-keys:
+		if strings.Join(got, ",") != "hook.fail_open" {
+			t.Errorf("restart keys %q, want hook.fail_open", got)
+		}
+	case <-time.After(reloadSettle):
+		t.Fatal("no restart was asked for")
+	}
+}
+
 // TestConfigReloadRestartKeys: settings that cannot change live are logged
 // as needing a restart and keep their values; live ones in the same edit
 // are applied.
