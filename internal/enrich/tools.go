@@ -354,6 +354,24 @@ var actsAs = map[string]string{
 	"move_file":           FamilyFileEdit,
 }
 
+// actsAsFolded is actsAs by folded name (foldName): MCP servers spell
+// run_command as runCommand or run-command as well.
+var actsAsFolded = func() map[string]string {
+	m := make(map[string]string, len(actsAs))
+	for k, f := range actsAs {
+		m[foldName(k)] = f
+	}
+	return m
+}()
+
+// foldName is a lower-case tool name without its _ and - separators.
+func foldName(n string) string {
+	if !strings.ContainsAny(n, "_-") {
+		return n
+	}
+	return strings.NewReplacer("_", "", "-", "").Replace(n)
+}
+
 // programTools are tools named for the one program they run: an MCP
 // kubectl tool takes kubectl's arguments, as an array or a string.
 var programTools = map[string]bool{
@@ -401,7 +419,7 @@ func actingFamily(fam, name, mcpName string, input ast.Object) string {
 	if fam == FamilyMCP {
 		n = strings.ToLower(mcpName)
 	}
-	if f, ok := actsAs[n]; ok {
+	if f, ok := actsAsFolded[foldName(n)]; ok {
 		if f == FamilyShell {
 			if cmd, _, _ := shellSource("", n, fam == FamilyMCP, input); cmd == nil {
 				return ""

@@ -30,6 +30,10 @@ func TestToolShapes(t *testing.T) {
 		{"mcp program tool, args", map[string]any{"name": "mcp__k8s__kubectl", "input": map[string]any{"args": []any{"get", "pods"}}}, "shell", "kubectl get pods", "/home/dev/repo", nil},
 		{"mcp program tool, string", map[string]any{"name": "mcp__k8s__kubectl", "input": map[string]any{"command": "delete ns x"}}, "shell", "kubectl delete ns x", "/home/dev/repo", nil},
 		{"mcp program tool, full line", map[string]any{"name": "mcp__k8s__kubectl", "input": map[string]any{"command": "kubectl get ns"}}, "shell", "kubectl get ns", "/home/dev/repo", nil},
+		// MCP servers spell tool names in camel or kebab case too.
+		{"mcp camel case run command", map[string]any{"name": "mcp__x__runCommand", "input": map[string]any{"command": "rm -rf ~"}}, "shell", "rm -rf ~", "/home/dev/repo", nil},
+		{"mcp kebab case execute command", map[string]any{"name": "mcp__x__execute-command", "input": map[string]any{"command": "rm -rf ~"}}, "shell", "rm -rf ~", "/home/dev/repo", nil},
+		{"mcp camel case read file", map[string]any{"name": "mcp__fs__readTextFile", "input": map[string]any{"path": "~/.aws/credentials"}}, "file_read", "", "/home/dev/repo", []string{"/home/dev/.aws/credentials"}},
 		{"mcp ssh exec", map[string]any{"name": "mcp__ssh__ssh_exec", "input": map[string]any{"host": "h", "command": "uptime"}}, "shell", "uptime", "/home/dev/repo", nil},
 		{"mcp shell name without command", map[string]any{"name": "mcp__x__run", "input": map[string]any{"query": "q"}}, "mcp", "", "/home/dev/repo", nil},
 		{"mcp unknown tool", map[string]any{"name": "mcp__github__create_issue", "input": map[string]any{"title": "rm -rf /"}}, "mcp", "", "/home/dev/repo", nil},
