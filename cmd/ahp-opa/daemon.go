@@ -63,7 +63,9 @@ version asks for a replacement.`,
 			// (hook.*, audit.*, log_*…) makes it leave once the requests
 			// under way are answered: the next hook starts a daemon that
 			// reads the file as it now is, as the in-process fallback does.
-			ctx, leave := context.WithCancel(ctx)
+			// Only the server stops: the service answers the requests under
+			// way until it is closed after them.
+			serveCtx, leave := context.WithCancel(ctx)
 			defer leave()
 			restart := func(keys []string) {
 				log.Warn("the configuration changed settings a daemon reads only at its start; leaving for a new daemon", "keys", keys)
@@ -91,7 +93,7 @@ version asks for a replacement.`,
 				Logger:      log,
 				Hooker:      warm,
 			}
-			switch err := srv.Serve(ctx); {
+			switch err := srv.Serve(serveCtx); {
 			case err == nil, errors.Is(err, server.ErrIdle), errors.Is(err, server.ErrReplaced):
 				log.Info("decision daemon stopped", "why", fmt.Sprint(err))
 				return nil

@@ -207,3 +207,66 @@ func TestDaemonFollowsConfig(t *testing.T) {
 		t.Errorf("after a broken edit: %s, want the last good configuration's deny", out)
 	}
 }
+
+// TestDaemonLeavesOnRestartOnlyEdit: no one restarts a daemon, so an edit
+// of a setting it reads only at its start (here hook.fail_open, true to
+// false) makes it leave, after answering, rather than keep deciding with
+// the old value; the next hook starts one that reads the file as it is.
+func TestDaemonLeavesOnRestartOnlyEdit(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.Chmod(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	cfg := filepath.Join(dir, "ahp-opa.yaml")
+	if err := os.WriteFile(cfg, []byte("watch: false\nhook:\n  fail_open: true\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	socket := filepath.Join(dir, "d.sock")
+	cmd := daemonCommand()
+	cmd.SetArgs([]string{"--socket", socket, "--idle-timeout", "1m", "--config", cfg})
+	stderr := new(testkit.Buffer)
+	cmd.SetErr(stderr)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- cmd.ExecuteContext(ctx) }()
+
+	c := &daemon.Client{Paths: daemon.PathsAt(socket)}
+	payload := []byte(`{"session_id":"s1","cwd":"/repo","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"ls"}}`)
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		if _, err := c.Hook(context.Background(), daemon.Request{Agent: "claude-code", Payload: payload}); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("daemon never answered\n%s", stderr)
+		}
+		select {
+		case err := <-done:
+			t.Fatalf("daemon exited before answering: %v\n%s", err, stderr)
+		case <-time.After(20 * time.Millisecond): // waiting for the listener to appear
+		}
+	}
+	// Renamed over, as editors save.
+	tmp := cfg + ".tmp"
+	if err := os.WriteFile(tmp, []byte("watch: false\nhook:\n  fail_open: false\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(tmp, cfg); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("daemon: %v", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatalf("the daemon kept running after hook.fail_open changed\n%s", stderr)
+	}
+	if !strings.Contains(stderr.String(), "leaving for a new daemon") || !strings.Contains(stderr.String(), "hook.fail_open") {
+		t.Errorf("the log does not say why the daemon left:\n%s", stderr)
+	}
+	if _, err := os.Lstat(socket); err == nil {
+		t.Error("the socket was left behind")
+	}
+}
