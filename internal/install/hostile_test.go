@@ -70,9 +70,12 @@ func TestAgentTimeoutAboveHookDeadline(t *testing.T) {
 }
 
 // TestHookCommandTimeoutUnreadable: a hook command whose --timeout does
-// not parse would deny every call; install says so and writes nothing.
+// not parse (or is written -timeout) would deny every call; install says
+// so and writes nothing.
 func TestHookCommandTimeoutUnreadable(t *testing.T) {
-	for _, cmd := range []string{"ahp-opa-hook --timeout soon", "ahp-opa-hook --timeout", "ahp-opa-hook --timeout=-3s"} {
+	for _, cmd := range []string{"ahp-opa-hook --timeout soon", "ahp-opa-hook --timeout", "ahp-opa-hook --timeout=-3s",
+		// One dash: neither hook knows the flag, and refuses every call.
+		"ahp-opa-hook -timeout 20s", "ahp-opa hook -timeout=20s"} {
 		t.Run(cmd, func(t *testing.T) {
 			o := opts(t, "codex")
 			o.Command = cmd

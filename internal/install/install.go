@@ -390,6 +390,9 @@ func hookDeadline(cmd string) (deadline time.Duration, warning string, err error
 		} else if a == "--config" && i+1 < len(args) {
 			configPath = args[i+1]
 		}
+		if a == "-timeout" || strings.HasPrefix(a, "-timeout=") {
+			return 0, "", fmt.Errorf("%w %q: write --timeout: neither hook knows -timeout, so it would refuse every call", ErrHookCommand, cmd)
+		}
 		v, ok := strings.CutPrefix(a, "--timeout=")
 		if a == "--timeout" {
 			if i+1 == len(args) {
