@@ -303,6 +303,27 @@ _destination(cmd, p) if {
 
 _output_options := {"-o", "-out", "-keyout", "--out", "--output", "-output", "--output-file", "--outfile"}
 
+# A virtual environment's directory is created, not read: python -m venv
+# .env, virtualenv .venv, uv venv .env: its operands are where it writes.
+_destination(cmd, p) if {
+	cmd.name in interpreters
+	some i, a in cmd.args
+	a == "-m"
+	cmd.args[i + 1] in _environment_creators
+	p.arg > i + 1
+	every o in array.slice(cmd.args, 0, i) { startswith(o, "-") } # -m after a script belongs to the script
+}
+
+_destination(cmd, _) if cmd.name == "virtualenv"
+
+_destination(cmd, p) if {
+	cmd.name == "uv"
+	cmd.args[0] == "venv"
+	p.arg > 0
+}
+
+_environment_creators := {"venv", "virtualenv"}
+
 # words lists every argument of every command, and the bodies of here-
 # documents: text a rule may search when no structure fits (code passed
 # to python -c, for one).

@@ -51,6 +51,17 @@ test_output_option_values_are_not_reads if {
 	{r.path.path | some r in shell.reads} == {"/r/a.csr", "/r/x", "/r/f"} with input as inp
 }
 
+test_environment_directories_are_not_reads if {
+	inp := {"ahp": {"tool": {"family": "shell"}, "shell": {"commands": [
+		object.union(cmd("python3", ["-m", "venv", ".env"]), {"paths": [object.union(p("/r/.env"), {"arg": 2})]}),
+		object.union(cmd("virtualenv", ["-p", "python3", ".venv"]), {"paths": [object.union(p("/r/.venv"), {"arg": 2})]}),
+		object.union(cmd("uv", ["venv", ".env"]), {"paths": [object.union(p("/r/.env"), {"arg": 1})]}),
+		object.union(cmd("python3", ["-m", "json.tool", "settings"]), {"paths": [object.union(p("/r/settings"), {"arg": 2})]}),
+		object.union(cmd("python3", ["tool.py", "-m", "venv", "conf"]), {"paths": [object.union(p("/r/tool.py"), {"arg": 0}), object.union(p("/r/conf"), {"arg": 3})]}),
+	]}}}
+	{r.path.path | some r in shell.reads} == {"/r/settings", "/r/tool.py", "/r/conf"} with input as inp
+}
+
 test_decoders if {
 	shell.decoder(cmd("base64", ["-d"]))
 	shell.decoder(cmd("xxd", ["-r", "-p"]))

@@ -68,7 +68,8 @@ _ssh_key_access contains concat(" ", [input.ahp.shell.commands[i].name, p.raw]) 
 #   send a dotenv file: .env, .env.local, .env.production, prod.env,
 #   .envrc. Templates (.env.example, .env.sample, .env.template, .env.dist)
 #   are allowed, and so are commands that only name the file (ls, echo
-#   .env >> .gitignore, git, source, chmod).
+#   .env >> .gitignore, git, source, chmod) or create a directory of that
+#   name (python -m venv .env).
 # custom:
 #   severity: high
 #   code: dev.ahp-opa.secrets.env-file

@@ -107,6 +107,8 @@ test_env_file_evasions_denied if {
 		`python3 -c "print(open('.env').read())" .env`,
 		"head -c 1000 .envrc",
 		"tar czf - .env | base64",
+		"python3 -m json.tool .env",
+		"python -m venv venv && python parse.py .env",
 	] {
 		denies(bash(c), "dev.ahp-opa.secrets.env-file")
 	}
@@ -127,6 +129,10 @@ test_env_file_lookalikes_allowed if {
 		"docker compose --env-file .env up -d",
 		"cat environment.md",
 		"echo 'FOO=bar' >> .env",
+		"python -m venv .env",
+		"python3 -m venv --prompt app .env && source .env/bin/activate",
+		"virtualenv -p python3 .env",
+		"uv venv .env",
 	] {
 		lookalike_allowed(bash(c), "dev.ahp-opa.secrets.env-file")
 	}
