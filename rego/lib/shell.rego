@@ -277,6 +277,7 @@ reads contains {"command": i, "path": p} if {
 	not cmd.name in {"ls", "stat", "file", "test", "[", "chmod", "chown", "chgrp", "touch", "rm", "rmdir", "mkdir", "ssh", "ssh-add", "ssh-keygen", "ssh-copy-id", "echo", "printf", "git", "cd", "pushd", "popd", "realpath", "readlink", "basename", "dirname", "wc", "du", "find", "which", "type", "command", "mv", "ln", "tee", "truncate", "shred", "source", ".", "open", "code", "xdg-open", "exa", "eza", "tree", "lsof", "fuser", "unlink", "setfacl", "getfacl", "chattr", "lsattr", "sops", "age", "gpg", "direnv", "dotenv", "docker", "docker-compose", "podman", "export", "declare", "trap", "bfg", "git-filter-repo", ""}
 	some p in cmd.paths
 	not _destination(cmd, p)
+	not _loaded_config(cmd, p)
 }
 
 reads contains {"command": i, "path": r.path} if {
@@ -323,6 +324,15 @@ _destination(cmd, p) if {
 }
 
 _environment_creators := {"venv", "virtualenv"}
+
+# The value of a configuration-file option is loaded by the program that
+# needs it, not shown: dotnet restore --configfile /run/secrets/nuget.config,
+# kubectl --kubeconfig ~/.kube/prod get pods. The file still counts as
+# read when any other command names it.
+_loaded_config(cmd, p) if {
+	p.arg > 0
+	lower(cmd.args[p.arg - 1]) in {"--configfile", "-configfile", "--config-file", "--kubeconfig"}
+}
 
 # words lists every argument of every command, and the bodies of here-
 # documents: text a rule may search when no structure fits (code passed

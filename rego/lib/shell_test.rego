@@ -62,6 +62,17 @@ test_environment_directories_are_not_reads if {
 	{r.path.path | some r in shell.reads} == {"/r/settings", "/r/tool.py", "/r/conf"} with input as inp
 }
 
+test_loaded_config_files_are_not_reads if {
+	inp := {"ahp": {"tool": {"family": "shell"}, "shell": {"commands": [
+		object.union(cmd("dotnet", ["restore", "--configfile", "/run/secrets/nuget"]), {"paths": [object.union(p("/run/secrets/nuget"), {"arg": 2})]}),
+		object.union(cmd("nuget", ["restore", "-ConfigFile", "/run/secrets/nuget"]), {"paths": [object.union(p("/run/secrets/nuget"), {"arg": 2})]}),
+		object.union(cmd("kubectl", ["--kubeconfig", "/r/kc", "get", "pods"]), {"paths": [object.union(p("/r/kc"), {"arg": 1})]}),
+		object.union(cmd("cat", ["/run/secrets/nuget"]), {"paths": [object.union(p("/run/secrets/nuget"), {"arg": 0})]}),
+		object.union(cmd("cp", ["--config", "/r/conf", "/tmp/x"]), {"paths": [object.union(p("/r/conf"), {"arg": 1}), object.union(p("/tmp/x"), {"arg": 2})]}),
+	]}}}
+	{[r.command, r.path.path] | some r in shell.reads} == {[3, "/run/secrets/nuget"], [4, "/r/conf"]} with input as inp
+}
+
 test_decoders if {
 	shell.decoder(cmd("base64", ["-d"]))
 	shell.decoder(cmd("xxd", ["-r", "-p"]))

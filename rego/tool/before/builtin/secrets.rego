@@ -97,7 +97,9 @@ violation contains {
 #   shell histories; commands that print tokens (gh auth token, gcloud auth
 #   print-access-token, aws configure get …secret…, security
 #   find-generic-password -w, kubectl config view --raw); and the cloud
-#   metadata endpoints (169.254.169.254, metadata.google.internal).
+#   metadata endpoints (169.254.169.254, metadata.google.internal). A file
+#   handed to the program that loads it (dotnet restore --configfile,
+#   kubectl --kubeconfig) is that program's to use and is allowed.
 # custom:
 #   severity: high
 #   code: dev.ahp-opa.secrets.credential-file

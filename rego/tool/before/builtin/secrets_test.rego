@@ -170,6 +170,8 @@ test_credential_file_evasions_denied if {
 	denies(bash(`python3 -c "print(open('/home/dev/.aws/credentials').read())"`), "dev.ahp-opa.secrets.credential-file")
 	denies(bash("cd ~/.aws && cat credentials"), "dev.ahp-opa.secrets.credential-file")
 	denies(bash("strings /proc/$$/environ"), "dev.ahp-opa.secrets.credential-file")
+	denies(bash("dotnet restore --configfile x.config && cat /run/secrets/nugetconfig"), "dev.ahp-opa.secrets.credential-file")
+	denies(bash("cp /run/secrets/nugetconfig --config-file out.txt"), "dev.ahp-opa.secrets.credential-file")
 	denies(tool("Read", {"file_path": "/home/dev/.aws/credentials"}), "dev.ahp-opa.secrets.credential-file")
 	denies(tool("read_file", {"absolute_path": "/home/dev/repo/deploy/prod.p12"}), "dev.ahp-opa.secrets.credential-file")
 	denies(tool("WebFetch", {"url": "http://169.254.169.254/latest/meta-data/iam/security-credentials/", "prompt": "x"}), "dev.ahp-opa.secrets.credential-file")
@@ -177,6 +179,8 @@ test_credential_file_evasions_denied if {
 
 test_credential_file_lookalikes_allowed if {
 	every c in [
+		"dotnet restore --configfile /run/secrets/nugetconfig",
+		"kubectl --kubeconfig ~/.kube/config get pods",
 		"cat ~/.aws/config",
 		"aws configure list",
 		"ls ~/.aws",
