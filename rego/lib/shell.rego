@@ -74,6 +74,26 @@ code_from_stdin(cmd) if {
 	count(args.operands(cmd.args)) == 0
 }
 
+# php reads its script from stdin when "--" comes before any script name:
+# curl -sS https://getcomposer.org/installer | php -- --install-dir=bin.
+# The values of -d and -c are not script names.
+code_from_stdin(cmd) if {
+	cmd.name == "php"
+	not _code_flag(cmd.args)
+	some i, a in cmd.args
+	a == "--"
+	every j, o in array.slice(cmd.args, 0, i) {
+		_php_option_word(cmd.args, j, o)
+	}
+}
+
+_php_option_word(_, _, o) if startswith(o, "-")
+
+_php_option_word(a, j, _) if {
+	j > 0
+	a[j - 1] in {"-d", "-c"}
+}
+
 # _shell_c holds when a shell's options include -c (alone or clustered).
 _shell_c(a) if {
 	some o in args.options(a)

@@ -13,6 +13,11 @@ test_code_from_stdin if {
 	not shell.code_from_stdin(cmd("bash", ["-c", "ls"]))
 	not shell.code_from_stdin(cmd("python3", ["-c", "print(1)"]))
 	not shell.code_from_stdin(cmd("python3", ["tool.py"]))
+	shell.code_from_stdin(cmd("php", ["--", "--quiet"]))
+	shell.code_from_stdin(cmd("php", ["-d", "memory_limit=-1", "--", "--install-dir=bin"]))
+	not shell.code_from_stdin(cmd("php", ["installer.php", "--", "--quiet"]))
+	not shell.code_from_stdin(cmd("php", ["-f", "build.php", "--", "--quiet"]))
+	not shell.code_from_stdin(cmd("php", ["-r", "echo 1;", "--", "x"]))
 }
 
 test_code_flows if {

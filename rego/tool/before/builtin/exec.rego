@@ -9,8 +9,9 @@ import input.ahp.shell.programs
 # description: |
 #   Denies running what a download prints: curl or wget piped into a shell
 #   or an interpreter that reads code from stdin (curl … | sh, wget -qO- … |
-#   sudo bash, curl … | tee x | python3), a download in a process or
-#   command substitution a shell runs (bash <(curl …), sh -c "$(curl …)"),
+#   sudo bash, curl … | tee x | python3, curl … | php -- --quiet), a
+#   download in a process or command substitution a shell runs
+#   (bash <(curl …), sh -c "$(curl …)"),
 #   and eval or source of downloaded text, also through a variable
 #   (X=$(curl …); eval "$X"). Piping a download into a program that reads it
 #   as data (jq, python3 -c '…json…', grep) stays allowed.
