@@ -43,7 +43,7 @@ func TestRedactValueByFieldName(t *testing.T) {
 			`{"APIKEY":"[REDACTED]","MYSQL_PWD":"[REDACTED]","STRIPE_KEY":"[REDACTED]","authtoken":"[REDACTED]","basic_auth":"[REDACTED]","dbpassword":"[REDACTED]","smtp_pass":"[REDACTED]"}`},
 		{"a credentials object, whole",
 			`{"credentials":{"username":"bob","id":7},"tokens":[{"token":"t1"},{"token":"t2","token_type":"Bearer"}]}`,
-			`{"credentials":"[REDACTED]","tokens":[{"token":"[REDACTED]"},{"token":"[REDACTED]","token_type":"Bearer"}]}`},
+			`{"credentials":"[REDACTED]","tokens":"[REDACTED]"}`},
 		{"numbers and nested arrays under a secret name",
 			`{"pin_password":123456,"secrets":["a","b"]}`,
 			`{"pin_password":"[REDACTED]","secrets":"[REDACTED]"}`},
@@ -186,6 +186,9 @@ func FuzzRedact(f *testing.F) {
 	f.Add(`{"password": "a\"b", "n": 1}`)
 	f.Add("Authorization: Bearer abcdefghijklmnopqrstuvwxyz\n-----BEGIN RSA PRIVATE KEY-----\nabc")
 	f.Add("--token x --password=yyyyy AWS_SECRET_ACCESS_KEY=zzzz glpat-Zq7Rk2Wm9Tv4Jp6Ys3Ln")
+	f.Add(`{"p\u0430ssword":"x1","tokens":{"a":"b"},"max_tokens":5}`)
+	f.Add("mysql -p'a b' -u r; curl -u u:pw x | sshpass -p \"q w\" ssh; htpasswd -bc f u p")
+	f.Add("machine h login u password hunter2\npassword 'x y'")
 	for _, sh := range secretscan.Shapes() {
 		f.Add("k=" + sh.Example + " tail")
 	}
@@ -207,13 +210,17 @@ func FuzzRedact(f *testing.F) {
 }
 
 // checkNoSecretField fails when a secret-named field of v still holds a
-// non-empty string, a number or a structure.
+// non-empty string, a number or a structure, or a plural secret name
+// (tokens, api_keys) still holds a structure.
 func checkNoSecretField(t *testing.T, v any) {
 	switch v := v.(type) {
 	case map[string]any:
 		for k, x := range v {
 			if SecretName(k) && holdsSecret(x) && x != Mask {
 				t.Fatalf("field %q kept %v", k, x)
+			}
+			if PluralSecretName(k) && structured(x) {
+				t.Fatalf("plural secret field %q kept %v", k, x)
 			}
 			checkNoSecretField(t, x)
 		}

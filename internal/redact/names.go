@@ -19,7 +19,11 @@ import (
 // so token_count, max_tokens, password_policy, secret_name, private_key_id
 // and session_id hold none, and neither do a bare key, primary_key or
 // sort_key, or keyboard and tokenizer.
+//
+// A name spelt with look-alike letters or invisible characters is judged
+// as the name it imitates (foldName).
 func SecretName(name string) bool {
+	name = foldName(name)
 	if len(name) < 3 || len(name) > 128 || !mentionsSecret(name) {
 		return false
 	}
@@ -54,6 +58,32 @@ func SecretName(name string) bool {
 		if len(last) > len(suffix)+1 && strings.HasSuffix(last, suffix) {
 			return true // authtoken, dbpassword, clientsecret
 		}
+	}
+	return false
+}
+
+// PluralSecretName reports whether name is the plural of a secret word
+// that SecretName leaves to the value: tokens, access_tokens, api_keys,
+// AccessKeys. Under such a name a structure (an object or an array) holds
+// secrets and is masked whole, while a number or a text is a count or a
+// limit (max_tokens, tokens_used, input_tokens) and stays.
+func PluralSecretName(name string) bool {
+	name = foldName(name)
+	if len(name) < 4 || len(name) > 128 {
+		return false
+	}
+	words := splitWords(name)
+	if len(words) == 0 {
+		return false
+	}
+	last := words[len(words)-1]
+	switch {
+	case last == "tokens" || len(last) > len("tokens")+1 && strings.HasSuffix(last, "tokens"):
+		return true // tokens, authtokens
+	case last == "keys":
+		return len(words) > 1 && keyOwners[words[len(words)-2]]
+	case last == "apikeys" || last == "accesskeys" || last == "privatekeys" || last == "secretkeys":
+		return true
 	}
 	return false
 }
@@ -189,7 +219,8 @@ const minPairValue = 4
 
 // maskPairs masks the values of name/value pairs in text whose name is a
 // secret one (SecretName): NAME=value, name: value, "name": "value",
-// 'name': 'value', map[name:value], --name=value and --name value. A
+// 'name': 'value', map[name:value], --name=value, --name value and
+// -name value. A
 // quoted value is masked to its closing quote, a header's (Authorization,
 // Cookie) to the end of its line, any other up to the next space, quote or
 // one of &,;)]}.
@@ -207,16 +238,21 @@ func maskPairs(s string) string {
 				continue
 			}
 			vstart = i + 1
-		case c == '-' && i+1 < len(s) && s[i+1] == '-' && (i == 0 || s[i-1] == ' ' || s[i-1] == '"' || s[i-1] == '\''):
-			// --name value: a flag followed by a space and its value.
-			j := i + 2
+		case c == '-' && (i == 0 || s[i-1] == ' ' || s[i-1] == '"' || s[i-1] == '\''):
+			// --name value or -name value: a flag followed by a space and
+			// its value (-token t is a Go-style long flag).
+			k := i + 1
+			if k < len(s) && s[k] == '-' {
+				k++
+			}
+			j := k
 			for j < len(s) && isNameByte(s[j]) {
 				j++
 			}
-			if j == i+2 || j >= len(s) || s[j] != ' ' || j+1 < len(s) && s[j+1] == '-' {
+			if j == k || j >= len(s) || s[j] != ' ' || j+1 < len(s) && s[j+1] == '-' {
 				continue
 			}
-			name, vstart = s[i+2:j], j
+			name, vstart = s[k:j], j
 		default:
 			continue
 		}

@@ -110,6 +110,8 @@ func set(keys []string) map[string]bool {
 func (r *Redactor) String(s string) string {
 	s = maskShapes(s)
 	s = maskPairs(s)
+	s = maskCommands(s)
+	s = maskPhrases(s)
 	for i, re := range builtinRules() {
 		if !containsAny(s, builtinLiterals[i]) || !re.MatchString(s) {
 			continue
@@ -204,7 +206,7 @@ func (r *Redactor) Value(v any, path string) any {
 			}
 			switch {
 			case r.drop[p]:
-			case r.mask[p], (SecretName(k) || named && valueKeys[k]) && holdsSecret(x):
+			case r.mask[p], (SecretName(k) || named && valueKeys[k]) && holdsSecret(x), PluralSecretName(k) && structured(x):
 				out[k] = Mask
 			default:
 				out[k] = r.Value(x, p)
@@ -269,6 +271,15 @@ func holdsSecret(v any) bool {
 		return v != ""
 	}
 	return true
+}
+
+// structured reports an object or an array.
+func structured(v any) bool {
+	switch v.(type) {
+	case map[string]any, []any:
+		return true
+	}
+	return false
 }
 
 // envName reports a shell variable name: [A-Za-z_][A-Za-z0-9_]*.
