@@ -187,7 +187,8 @@ func maskCommands(s string) string {
 			}
 		}
 		start, end := wordValue(s, vstart)
-		i = max(end, j)
+		// Past the value and its closing quote, as long as its opening one.
+		i = max(min(end+start-vstart, len(s)), j)
 		switch mode {
 		case userColon, userPercent:
 			sep := byte(':')
@@ -207,9 +208,6 @@ func maskCommands(s string) string {
 		}
 		if end > start && !strings.HasPrefix(s[start:end], Mask) {
 			spans = append(spans, [2]int{start, end})
-		}
-		if end > i {
-			i = end
 		}
 	}
 	endCommand()

@@ -36,7 +36,11 @@ func TestRedactCommandLineSecrets(t *testing.T) {
 		{"openssl pkcs12 -in a.p12 -passin pass:PLAINossl1 -out b", "openssl pkcs12 -in a.p12 -passin pass:[REDACTED] -out b"},
 		{"ssh-keygen -t ed25519 -N PLAINkeygen1 -f k", "ssh-keygen -t ed25519 -N [REDACTED] -f k"},
 		{"vault login -token PLAINvault1", "vault login -token [REDACTED]"},
+		{"sshpass -p 'a b' ssh -p 2222 host", "sshpass -p '[REDACTED]' ssh -p 2222 host"},
+		{"htpasswd -b -C 10 f bob PLAINhtp1; echo done", "htpasswd -b -C 10 f bob [REDACTED]; echo done"},
+		{"mysql -p'x' -u root | sshpass -p pw2x ssh h", "mysql -p'[REDACTED]' -u root | sshpass -p [REDACTED] ssh h"},
 		// Inside JSON text, an audit record's command field.
+		{`{"command":"sshpass -p \"a b\" ssh host"}`, `{"command":"sshpass -p \"[REDACTED]\" ssh host"}`},
 		{`{"command":"mysql -pPLAIN22abc -u root"}`, `{"command":"mysql -p[REDACTED] -u root"}`},
 		// Look-alikes: the same letters meaning something else.
 		{"mysql -p -u root db", "mysql -p -u root db"},
@@ -119,6 +123,9 @@ func TestSecretNameConfusables(t *testing.T) {
 		if got := SecretName(tt.name); got != tt.want {
 			t.Errorf("SecretName(%q) = %v, want %v", tt.name, got, tt.want)
 		}
+	}
+	if got, want := Default().String(`{"pаssword": "PLAINCYR19abc"} tоken=PLAINtok2`), `{"pаssword": "[REDACTED]"} tоken=[REDACTED]`; got != want {
+		t.Errorf("String: got %q, want %q", got, want)
 	}
 	got, _ := json.Marshal(Default().Value(decode(t, `{"p\u0430ssword":"PLAINCYR19abc","n\u0430me":"bob"}`), ""))
 	if want := `{"nаme":"bob","pаssword":"[REDACTED]"}`; string(got) != want {

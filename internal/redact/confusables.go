@@ -12,6 +12,7 @@ import (
 // originals, and invisible format characters (a zero-width space, a soft
 // hyphen) are dropped. A name a reader takes for "password" is judged as
 // one. Other letters are kept, so a name in another script stays itself.
+// The result is never longer than name.
 func foldName(name string) string {
 	ascii := true
 	for i := 0; i < len(name); i++ {
@@ -25,7 +26,10 @@ func foldName(name string) string {
 	}
 	var b strings.Builder
 	b.Grow(len(name))
-	for _, r := range name {
+	for i := 0; i < len(name); {
+		r, size := utf8.DecodeRuneInString(name[i:])
+		raw := name[i : i+size]
+		i += size
 		switch {
 		case r >= 0xFF01 && r <= 0xFF5E: // full-width ASCII
 			b.WriteByte(byte(r - 0xFEE0))
@@ -34,7 +38,7 @@ func foldName(name string) string {
 			if a, ok := lookAlikes[r]; ok {
 				b.WriteByte(a)
 			} else {
-				b.WriteRune(r)
+				b.WriteString(raw) // invalid bytes stay as they were
 			}
 		}
 	}

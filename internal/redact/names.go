@@ -23,6 +23,9 @@ import (
 // A name spelt with look-alike letters or invisible characters is judged
 // as the name it imitates (foldName).
 func SecretName(name string) bool {
+	if len(name) > maxNameBytes {
+		return false
+	}
 	name = foldName(name)
 	if len(name) < 3 || len(name) > 128 || !mentionsSecret(name) {
 		return false
@@ -68,6 +71,9 @@ func SecretName(name string) bool {
 // secrets and is masked whole, while a number or a text is a count or a
 // limit (max_tokens, tokens_used, input_tokens) and stays.
 func PluralSecretName(name string) bool {
+	if len(name) > maxNameBytes {
+		return false
+	}
 	name = foldName(name)
 	if len(name) < 4 || len(name) > 128 {
 		return false
@@ -87,6 +93,10 @@ func PluralSecretName(name string) bool {
 	}
 	return false
 }
+
+// maxNameBytes bounds the names folded before they are judged: a name
+// of 128 characters, each up to four bytes.
+const maxNameBytes = 4 * 128
 
 // secretWords are the words that, last in a name, make it a secret's.
 var secretWords = map[string]bool{
@@ -293,7 +303,9 @@ func nameBefore(s string, i int) string {
 		}
 	}
 	k := j
-	for k > 0 && isNameByte(s[k-1]) && j-k < 130 {
+	// Bytes of non-ASCII letters are taken too: a name spelt with
+	// look-alikes (pаssword) is folded and judged by SecretName.
+	for k > 0 && (isNameByte(s[k-1]) || s[k-1] >= 0x80) && j-k < 130 {
 		k--
 	}
 	return strings.TrimLeft(s[k:j], "-.")
