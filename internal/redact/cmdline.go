@@ -84,6 +84,25 @@ var programs = map[string]program{
 	"keytool":    {flags: keytool},
 }
 
+// programStart marks the bytes a program in programs starts with, and
+// maxProgram is the longest name: most words are rejected without a map
+// look-up.
+var programStart, maxProgram = func() (set [256]bool, longest int) {
+	for name := range programs {
+		set[name[0]] = true
+		longest = max(longest, len(name))
+	}
+	return set, longest
+}()
+
+func lookupProgram(name string) (program, bool) {
+	if len(name) < 2 || len(name) > maxProgram || !programStart[name[0]] {
+		return program{}, false
+	}
+	p, ok := programs[name]
+	return p, ok
+}
+
 // endsCommand reports the bytes that end a simple command: what follows
 // is another command, with flags of its own.
 func endsCommand(c byte) bool {
@@ -143,7 +162,7 @@ func maskCommands(s string) string {
 		if !active {
 			// Once a program is named, its operands are not programs:
 			// htpasswd -b /etc/htpasswd names a file.
-			if p, ok := programs[baseName(word)]; ok {
+			if p, ok := lookupProgram(baseName(word)); ok {
 				prog, active, subSeen = p, true, p.sub == ""
 				batch, operands = false, 0
 			}
@@ -269,8 +288,11 @@ func wordValue(s string, i int) (start, end int) {
 // slash, quote, colon or =, so that /usr/bin/mysql and a JSON string's
 // first word ("command":"mysql) name mysql.
 func baseName(word string) string {
-	if k := strings.LastIndexAny(word, `/"':=\`); k >= 0 {
-		return word[k+1:]
+	for k := len(word) - 1; k >= 0; k-- {
+		switch word[k] {
+		case '/', '"', '\'', ':', '=', '\\':
+			return word[k+1:]
+		}
 	}
 	return word
 }
