@@ -53,6 +53,7 @@ var toolShapes = map[string]map[string]toolShape{
 		"local_shell":    {kindShell, "command"}, // action.command, an argv array (shellShapes)
 		"exec_command":   {kindShell, "cmd"},
 		"container.exec": {kindShell, "command"},
+		"write_stdin":    {kindShell, "chars"},      // typed into an exec_command session
 		"apply_patch":    {kindFileEdit, "command"}, // the patch envelope names the files
 		"view_image":     {kindFileRead, "path"},
 		"web_search":     {kindSearch, ""},
@@ -139,6 +140,9 @@ var shellShapes = map[string]map[string]Shell{
 		"shell":          {Command: []Field{{"command"}}, Dir: []Field{{"workdir"}}},
 		"exec_command":   {Command: []Field{{"cmd"}}, Dir: []Field{{"workdir"}}},
 		"container.exec": {Command: []Field{{"command"}}, Dir: []Field{{"workdir"}}},
+		// Text typed into the terminal of an earlier exec_command: shell
+		// input that no other hook sees (docs/policy.md, "Blind spots").
+		"write_stdin": {Command: []Field{{"chars"}}},
 		// The model's local_shell call is {action: {command, working_directory}};
 		// the hook may flatten it to {command, workdir}.
 		"local_shell": {

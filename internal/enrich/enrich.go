@@ -133,15 +133,18 @@ var (
 	keyOutside    = ast.StringTerm("outside_workspace")
 	keyRoot       = ast.StringTerm("root")
 	keyGlob       = ast.StringTerm("glob")
-	keyDynamic    = ast.StringTerm("dynamic")
-	keyArg        = ast.StringTerm("arg")
-	keyKey        = ast.StringTerm("key")
-	keyURL        = ast.StringTerm("url")
-	keyScheme     = ast.StringTerm("scheme")
-	keyHost       = ast.StringTerm("host")
-	keyPort       = ast.StringTerm("port")
-	termTrue      = ast.BooleanTerm(true)
-	termEmpty     = ast.StringTerm("")
+	// keyCredential is also the key of a URL's credential kind.
+	keyCredentialDir    = ast.StringTerm("credential_dir")
+	keyHoldsCredentials = ast.StringTerm("holds_credentials")
+	keyDynamic          = ast.StringTerm("dynamic")
+	keyArg              = ast.StringTerm("arg")
+	keyKey              = ast.StringTerm("key")
+	keyURL              = ast.StringTerm("url")
+	keyScheme           = ast.StringTerm("scheme")
+	keyHost             = ast.StringTerm("host")
+	keyPort             = ast.StringTerm("port")
+	termTrue            = ast.BooleanTerm(true)
+	termEmpty           = ast.StringTerm("")
 )
 
 // enricher carries the state of one enrichment.
@@ -358,7 +361,17 @@ func (en *enricher) path(raw string, extraKey, extraValue *ast.Term) *ast.Term {
 			items = append(items, [2]*ast.Term{f.key, termTrue})
 		}
 	}
-	if pi.sensitive() {
+	cm := credentialOf(&pi)
+	if cm.kind != "" {
+		items = append(items, [2]*ast.Term{keyCredential, ast.StringTerm(cm.kind)})
+	}
+	if cm.dirKind != "" {
+		items = append(items, [2]*ast.Term{keyCredentialDir, ast.StringTerm(cm.dirKind)})
+	}
+	if cm.holds {
+		items = append(items, [2]*ast.Term{keyHoldsCredentials, termTrue})
+	}
+	if cm != (credentialMatch{}) || pi.sensitive() {
 		items = append(items, [2]*ast.Term{keySensitive, termTrue})
 		en.sensitive = true
 	}

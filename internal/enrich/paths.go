@@ -196,7 +196,7 @@ func homeRelative(p, home string) (string, bool) {
 }
 
 // secretKeySuffixes are the extensions paths.private_key looks at.
-var secretKeySuffixes = []string{".key", ".p12", ".pfx", ".ppk", ".jks", ".keystore", ".p8", ".pem"}
+var secretKeySuffixes = []string{".key", ".kdbx", ".p12", ".pfx", ".ppk", ".jks", ".keystore", ".p8", ".pem"}
 
 // sensitive reports whether a path may name a secret: what the library's
 // paths.ssh_private_key, paths.env_file and paths.credential_file could

@@ -95,6 +95,26 @@ var toolFamilies = map[string]string{
 	"fetch":          FamilyFetch, // opencode
 	"fetch_webpage":  FamilyFetch, // Copilot
 	"browser_action": FamilyFetch, // Cline
+	// Windsurf (Cascade), Goose and Augment: from their tool references,
+	// not yet checked against captured payloads (docs/policy.md, "Tool
+	// shapes", says which rows are verified).
+	"write_stdin":            FamilyShell,     // Codex: typed into an exec_command session
+	"view_file":              FamilyFileRead,  // Windsurf: AbsolutePath
+	"view_line_range":        FamilyFileRead,  // Windsurf
+	"view_code_item":         FamilyFileRead,  // Windsurf: File
+	"replace_file_content":   FamilyFileEdit,  // Windsurf: TargetFile, ReplacementChunks
+	"find_by_name":           FamilySearch,    // Windsurf: SearchDirectory, Pattern
+	"read_url_content":       FamilyFetch,     // Windsurf: Url
+	"search_web":             FamilySearch,    // Windsurf: query
+	"developer__shell":       FamilyShell,     // Goose: command
+	"developer__text_editor": FamilyFileEdit,  // Goose: command is the editor verb
+	"launch-process":         FamilyShell,     // Augment: command, cwd
+	"write-process":          FamilyShell,     // Augment: input_text typed into a process
+	"save-file":              FamilyFileWrite, // Augment: path, file_content
+	"str-replace-editor":     FamilyFileEdit,  // Augment: command is the editor verb
+	"remove-files":           FamilyFileEdit,  // Augment: file_paths
+	"web-fetch":              FamilyFetch,     // Augment: url
+	"web-search":             FamilySearch,    // Augment: query
 	// task
 	"task":        FamilyTask, // Claude Code
 	"agent":       FamilyTask, // Claude Code
@@ -157,11 +177,11 @@ func toolPaths(tool string, input ast.Object) (keys, paths []string) {
 			keys, paths = append(keys, "pattern"), append(paths, s)
 		}
 	}
-	for _, k := range pathKeys {
-		if s, ok := text(input, k); ok && s != "" {
-			keys, paths = append(keys, k), append(paths, s)
-		}
-	}
+	// Any path-like field, however the harness spells it (roles.go).
+	rk, rp := roleKeyPaths(input)
+	keys, paths = append(keys, rk...), append(paths, rp...)
+	sk, sp := searchScope(tool, input, paths)
+	keys, paths = append(keys, sk...), append(paths, sp...)
 	listKeys := pathListKeys
 	if k, ok := toolPathLists[tool]; ok {
 		listKeys = append(slices.Clip(listKeys), k)
@@ -338,6 +358,11 @@ var actsAs = map[string]string{
 	"ssh_execute":          FamilyShell,
 	"remote_exec":          FamilyShell,
 	"exec_ssh":             FamilyShell,
+	// Input typed into a process an earlier call started (roles.go).
+	"write_stdin":           FamilyShell,
+	"write-process":         FamilyShell,
+	"interact_with_process": FamilyShell,
+	"send_command_input":    FamilyShell,
 	// Files: the reference filesystem MCP server and Desktop Commander.
 	"read_file":           FamilyFileRead,
 	"read_text_file":      FamilyFileRead,
@@ -383,41 +408,33 @@ var programTools = map[string]bool{
 // tool whose shape is not known (an MCP shell server, an AHP harness), in
 // the order read: {"command": …}, {"cmd": …}, Codex local_shell's
 // {"action": {"command": […]}}.
-var commandFields = []adapters.Field{{"command"}, {"cmd"}, {"action", "command"}}
+var commandFields = append([]adapters.Field{{"command"}, {"cmd"}, {"action", "command"}}, roleCommandFields...)
 
 // workdirFields are the input fields that may name the directory such a
 // tool runs in (Codex's workdir, Gemini CLI's dir_path, Cursor's cwd…).
 var workdirFields = []adapters.Field{
 	{"workdir"}, {"cwd"}, {"working_directory"}, {"working_dir"}, {"directory"}, {"dir_path"},
-	{"action", "workdir"}, {"action", "working_directory"},
+	{"action", "workdir"}, {"action", "working_directory"}, {"Cwd"},
 }
 
 // genericShell is the shape read for a shell tool that is not one of a
 // native agent's own.
 var genericShell = adapters.Shell{Command: commandFields, Dir: workdirFields}
 
-// contentKeyPresent reports whether an input carries text to write.
-func contentKeyPresent(input ast.Object) bool {
-	for _, k := range ContentKeys {
-		if _, ok := text(input, k); ok {
-			return true
-		}
-	}
-	_, ok := field(input, "edits").(*ast.Array)
-	return ok
-}
-
 // actingFamily returns the family a tool acts as when its name or its
 // input says more than the harness did: a known MCP or harness tool name
 // (actsAs, programTools), or for an unknown tool, a path field with
 // (write) or without (read) text to write. "" keeps the family.
 func actingFamily(fam, name, mcpName string, input ast.Object) string {
-	if fam != FamilyMCP && fam != FamilyOther {
-		return ""
-	}
 	n := strings.ToLower(name)
 	if fam == FamilyMCP {
 		n = strings.ToLower(mcpName)
+	}
+	if f := editorFamily(n, input); f != "" {
+		return f
+	}
+	if fam != FamilyMCP && fam != FamilyOther {
+		return ""
 	}
 	if f, ok := actsAsFolded[foldName(n)]; ok {
 		if f == FamilyShell {
@@ -434,14 +451,14 @@ func actingFamily(fam, name, mcpName string, input ast.Object) string {
 		return ""
 	}
 	if fam == FamilyOther {
-		for _, k := range pathKeys {
-			if s, ok := text(input, k); ok && s != "" {
-				if contentKeyPresent(input) {
-					return FamilyFileWrite
-				}
-				return FamilyFileRead
+		// A tool nobody listed: judged by the roles of its fields.
+		f := inferFamily(input)
+		if f == FamilyShell {
+			if cmd, _, _ := shellSource("", n, false, input); cmd == nil {
+				return ""
 			}
 		}
+		return f
 	}
 	return ""
 }
@@ -473,6 +490,9 @@ func shellSource(agent, tool string, mcp bool, input ast.Object) (cmd ast.Value,
 	}
 	if !own {
 		shape = genericShell
+		if s, ok := stdinTools[tool]; ok {
+			shape, own = s, true
+		}
 	}
 	var cmdFrom adapters.Field
 	for _, f := range shape.Command {

@@ -50,7 +50,20 @@ func TestToolShapes(t *testing.T) {
 		{"glob pattern with a place", map[string]any{"name": "Glob", "input": map[string]any{"pattern": "~/.aws/**"}}, "search", "", "/home/dev/repo", []string{"/home/dev/.aws/**"}},
 		// Gemini CLI's read_many_files reads the files and globs of include.
 		{"gemini read_many_files include", map[string]any{"name": "read_many_files", "input": map[string]any{"include": []any{"~/.aws/credentials", "src/*.go"}}}, "file_read", "", "/home/dev/repo", []string{"/home/dev/.aws/credentials", "/home/dev/repo/src/*.go"}},
-		{"glob pattern relative", map[string]any{"name": "Glob", "input": map[string]any{"pattern": "**/*.go"}}, "search", "", "/home/dev/repo", nil},
+		// A search with no path searches the session's directory; its
+		// filter joined to that root is what it reaches.
+		{"glob pattern relative", map[string]any{"name": "Glob", "input": map[string]any{"pattern": "**/*.go"}}, "search", "", "/home/dev/repo", []string{"/home/dev/repo", "/home/dev/repo/**/*.go"}},
+		{"grep with a glob under home", map[string]any{"name": "Grep", "input": map[string]any{"pattern": "x", "path": "~", "glob": ".aws/*"}}, "search", "", "/home/dev/repo", []string{"/home/dev", "/home/dev/.aws/*"}},
+		{"windsurf view_file", map[string]any{"name": "view_file", "input": map[string]any{"AbsolutePath": "/home/dev/.npmrc"}}, "file_read", "", "/home/dev/repo", []string{"/home/dev/.npmrc"}},
+		{"unknown tool with TargetFile and content", map[string]any{"name": "put_text", "input": map[string]any{"TargetFile": "/etc/hosts", "CodeContent": "x"}}, "file_write", "", "/home/dev/repo", []string{"/etc/hosts"}},
+		{"goose text_editor view", map[string]any{"name": "developer__text_editor", "input": map[string]any{"command": "view", "path": "/home/dev/.bashrc"}}, "file_read", "", "/home/dev/repo", []string{"/home/dev/.bashrc"}},
+		{"goose text_editor write", map[string]any{"name": "developer__text_editor", "input": map[string]any{"command": "write", "path": "/home/dev/.bashrc", "file_text": "x"}}, "file_write", "", "/home/dev/repo", []string{"/home/dev/.bashrc"}},
+		{"windsurf run_command", map[string]any{"name": "run_command", "input": map[string]any{"CommandLine": "rm -rf build", "Cwd": "/tmp"}}, "shell", "rm -rf build", "/tmp", nil},
+		{"unknown tool with cli_command", map[string]any{"name": "call_aws", "input": map[string]any{"cli_command": "aws s3 ls"}}, "shell", "aws s3 ls", "/home/dev/repo", nil},
+		{"codex write_stdin", map[string]any{"name": "write_stdin", "input": map[string]any{"session_id": 3, "chars": "cat ~/.ssh/id_rsa\n"}}, "shell", "cat ~/.ssh/id_rsa\n", "/home/dev/repo", nil},
+		{"augment launch-process", map[string]any{"name": "launch-process", "input": map[string]any{"command": "make test", "cwd": "/home/dev/repo/sub", "wait": true}}, "shell", "make test", "/home/dev/repo/sub", nil},
+		{"augment write-process", map[string]any{"name": "write-process", "input": map[string]any{"terminal_id": 2, "input_text": "rm -rf ~"}}, "shell", "rm -rf ~", "/home/dev/repo", nil},
+		{"lsp uri", map[string]any{"name": "open_document", "input": map[string]any{"uri": "file:///home/dev/.netrc"}}, "file_read", "", "/home/dev/repo", []string{"/home/dev/.netrc"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -121,7 +121,7 @@ credential_file(p) if private_key(p)
 
 # private_key holds for a key file by its extension (a .pem that names a
 # certificate or a chain excepted) or an SSH key name outside ~/.ssh.
-private_key(p) if regex.match(`(?i)\.(key|p12|pfx|ppk|jks|keystore|p8)$`, p.base)
+private_key(p) if regex.match(`(?i)\.(key|p12|pfx|ppk|jks|keystore|p8|kdbx)$`, p.base)
 
 private_key(p) if {
 	regex.match(`(?i)\.pem$`, p.base)

@@ -1,0 +1,255 @@
+package enrich
+
+import (
+	"path"
+	"slices"
+	"strings"
+
+	"github.com/open-policy-agent/opa/v1/ast"
+
+	"github.com/ahp-opa/ahp-opa/internal/adapters"
+)
+
+// Tool roles: a tool nobody listed still says what it does through the
+// names of its input fields. A path under a path-like field, text under a
+// content-like field, a command under a command-like field: the field
+// names below are compared after folding case and dropping _ and -, so
+// file_path, filePath, FilePath and file-path are one name.
+
+// foldKey folds a field name: lower case, without _ and -.
+func foldKey(k string) string {
+	var b strings.Builder
+	b.Grow(len(k))
+	for i := 0; i < len(k); i++ {
+		c := k[i]
+		switch {
+		case c == '_' || c == '-':
+		case c >= 'A' && c <= 'Z':
+			b.WriteByte(c + 'a' - 'A')
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
+}
+
+// pathRoleKeys are the folded names of fields that name one file or
+// directory, across harnesses: Claude's file_path, Gemini's dir_path,
+// Windsurf's TargetFile, AbsolutePath, SearchPath, DirectoryPath,
+// SearchDirectory, Goose's and Augment's path, LSP-style uri.
+var pathRoleKeys = map[string]bool{
+	"path": true, "filepath": true, "file": true, "filename": true, "absolutepath": true,
+	"targetfile": true, "targetpath": true, "notebookpath": true, "dirpath": true,
+	"directory": true, "directorypath": true, "dir": true, "folder": true, "folderpath": true,
+	"searchpath": true, "searchdirectory": true, "target": true, "source": true,
+	"destination": true, "sourcepath": true, "destinationpath": true, "src": true, "dest": true,
+	"dst": true, "uri": true, "fileuri": true, "root": true, "rootpath": true,
+}
+
+// contentRoleKeys are the folded names of fields that carry text to write.
+var contentRoleKeys = map[string]bool{
+	"content": true, "contents": true, "newstring": true, "newstr": true, "filetext": true,
+	"codeedit": true, "text": true, "patch": true, "diff": true, "newsource": true, "code": true,
+	"codecontent": true, "filecontent": true, "newcontent": true, "replacement": true,
+	"replacementcontent": true, "replacementchunks": true, "newstr1": true, "body": true,
+}
+
+// commandRoleKeys are the folded names of fields that hold a command line.
+var commandRoleKeys = map[string]bool{
+	"command": true, "cmd": true, "commandline": true, "clicommand": true, "shellcommand": true,
+	"cmdline": true, "bashcommand": true,
+}
+
+// editorVerbs are the values of an editor tool's command field (Anthropic's
+// str_replace_based_edit_tool, Goose's text_editor, Augment's
+// str-replace-editor), with the family each verb acts as. Such a command
+// field names an editing act, never a program.
+var editorVerbs = map[string]string{
+	"view": FamilyFileRead, "read": FamilyFileRead,
+	"create": FamilyFileWrite, "write": FamilyFileWrite,
+	"str_replace": FamilyFileEdit, "insert": FamilyFileEdit, "undo_edit": FamilyFileEdit,
+	"replace": FamilyFileEdit, "edit": FamilyFileEdit, "delete": FamilyFileEdit,
+}
+
+// editorTools are tools whose command field is an editor verb.
+var editorTools = map[string]bool{
+	"str_replace_editor": true, "str_replace_based_edit_tool": true, "text_editor": true,
+	"developer__text_editor": true, "str-replace-editor": true,
+}
+
+// roleKeyPaths returns the path-like fields of input: key and value, in
+// the object's order. A uri field is a path only as a file:// URI or a
+// plain path.
+func roleKeyPaths(input ast.Object) (keys, paths []string) {
+	if input == nil {
+		return nil, nil
+	}
+	// The keys known by name first, in their order, then any other
+	// path-like key.
+	for _, k := range pathKeys {
+		if s, ok := text(input, k); ok && s != "" {
+			keys, paths = append(keys, k), append(paths, s)
+		}
+	}
+	input.Foreach(func(k, v *ast.Term) {
+		ks, ok := k.Value.(ast.String)
+		if !ok {
+			return
+		}
+		s, ok := v.Value.(ast.String)
+		if !ok || s == "" {
+			return
+		}
+		f := foldKey(string(ks))
+		if !pathRoleKeys[f] || slices.Contains(pathKeys, string(ks)) {
+			return
+		}
+		p := string(s)
+		if f == "uri" || f == "fileuri" {
+			rest, isFile := strings.CutPrefix(p, "file://")
+			if !isFile && strings.Contains(p, "://") {
+				return
+			}
+			p = rest
+		}
+		keys, paths = append(keys, string(ks)), append(paths, p)
+	})
+	return keys, paths
+}
+
+// hasRole reports whether input has a non-empty string field whose folded
+// name is in names (any value, when names is contentRoleKeys: a chunk
+// list is content too).
+func hasRole(input ast.Object, names map[string]bool) (value string, ok bool) {
+	if input == nil {
+		return "", false
+	}
+	input.Until(func(k, v *ast.Term) bool {
+		ks, isStr := k.Value.(ast.String)
+		if !isStr || !names[foldKey(string(ks))] {
+			return false
+		}
+		switch x := v.Value.(type) {
+		case ast.String:
+			value, ok = string(x), x != ""
+		case *ast.Array:
+			ok = x.Len() > 0
+		}
+		return ok
+	})
+	return value, ok
+}
+
+// editorFamily returns the family an editor tool acts as for its verb,
+// "" when tool is not one or the verb is unknown (it keeps its family).
+func editorFamily(tool string, input ast.Object) string {
+	if !editorTools[tool] {
+		return ""
+	}
+	verb, _ := text(input, "command")
+	return editorVerbs[verb]
+}
+
+// inferFamily judges a tool nobody listed by its fields: an editor verb
+// with a path, a command line, a path with or without text to write.
+func inferFamily(input ast.Object) string {
+	cmd, hasCmd := hasRole(input, commandRoleKeys)
+	_, hasPath := hasRole(input, pathRoleKeys)
+	if hasCmd && hasPath {
+		if f, ok := editorVerbs[cmd]; ok {
+			return f
+		}
+	}
+	if hasCmd {
+		if _, isVerb := editorVerbs[cmd]; !isVerb {
+			return FamilyShell
+		}
+	}
+	if hasPath {
+		if _, ok := hasRole(input, contentRoleKeys); ok {
+			return FamilyFileWrite
+		}
+		return FamilyFileRead
+	}
+	return ""
+}
+
+// roleCommandFields are read for the command of a shell tool whose shape
+// is not known, after commandFields: the spellings of other harnesses.
+var roleCommandFields = []adapters.Field{
+	{"CommandLine"}, {"commandLine"}, {"command_line"}, {"cli_command"}, {"shell_command"}, {"cmdline"},
+}
+
+// stdinTools are tools that type into a process started by an earlier
+// call: what they send is read as shell input (Codex's write_stdin, which
+// no hook saw on the real agent; Augment's write-process; Desktop
+// Commander's interact_with_process; Windsurf's send_command_input).
+var stdinTools = map[string]adapters.Shell{
+	"write_stdin":           {Command: []adapters.Field{{"chars"}}},
+	"write-process":         {Command: []adapters.Field{{"input_text"}}},
+	"write_process":         {Command: []adapters.Field{{"input_text"}}},
+	"interact_with_process": {Command: []adapters.Field{{"input"}}},
+	"send_command_input":    {Command: []adapters.Field{{"Input"}, {"input"}}},
+}
+
+// Search scope: what a file search really reaches. A search tool names a
+// root (its path, or the session's directory when it names none) and
+// often a filter (Grep's glob, Gemini's include, Glob's own pattern,
+// Windsurf's Includes). The filter joined to the root is one more path
+// object, key "filter", so that Grep over ~ with glob "*.go" is judged by
+// ~/**/*.go (no secret there) rather than by ~ alone.
+
+// fileSearchTools are the search tools that read files under a root.
+var fileSearchTools = map[string]bool{
+	"grep": true, "glob": true, "search_file_content": true, "grep_search": true,
+	"file_search": true, "search_files": true, "search_code": true, "find_by_name": true,
+	"codebase_search": true, "ripgrep": true, "rg": true, "find": true, "search": true,
+}
+
+// filterKeys are the fields of a search tool that filter the files under
+// its root; the pattern of a glob tool is one.
+var filterKeys = []string{"glob", "include", "includes", "Includes", "include_pattern", "file_pattern", "filePattern", "Pattern"}
+
+// searchScope returns the filter paths of a file search, joined to its
+// root, and the root when the tool names none ("." for the session's
+// directory).
+func searchScope(tool string, input ast.Object, named []string) (keys, paths []string) {
+	if !fileSearchTools[tool] {
+		return nil, nil
+	}
+	root := "."
+	if len(named) > 0 {
+		root = named[0]
+	} else {
+		keys, paths = append(keys, "cwd"), append(paths, ".")
+	}
+	var filters []string
+	if globTools[tool] {
+		if s, ok := text(input, "pattern"); ok && s != "" && !isPathPattern(s) {
+			filters = append(filters, s)
+		}
+	}
+	for _, k := range filterKeys {
+		switch v := field(input, k).(type) {
+		case ast.String:
+			filters = append(filters, string(v))
+		case *ast.Array:
+			for i := range v.Len() {
+				if s, ok := asText(v.Elem(i).Value); ok {
+					filters = append(filters, s)
+				}
+			}
+		}
+	}
+	for _, f := range filters {
+		if f == "" || isPathPattern(f) {
+			continue
+		}
+		if !strings.Contains(f, "/") && !strings.HasPrefix(f, "**") {
+			// A bare name pattern filters at every depth.
+			f = "**/" + f
+		}
+		keys, paths = append(keys, "filter"), append(paths, path.Join(root, f))
+	}
+	return keys, paths
+}
