@@ -181,7 +181,9 @@ func (c *credentialCatalogue) match(home bool, segs []string) credentialMatch {
 				m.kind = e.kind
 			}
 			if e.role == roleDir || e.role == roleTree {
-				if !glob || lastReachesSecret(last) {
+				// The directory itself, or all of it (~/.aws/*); a
+				// narrower glob (~/.ssh/id*) is judged by what it names.
+				if !glob || isGlobAll(last) {
 					m.dirKind = e.kind
 				}
 				if e.role == roleTree && glob {

@@ -88,34 +88,22 @@ ssh_private_key(p) if {
 	not endswith(p.base, ".pub")
 }
 
-# Credential stores under a home directory, relative to it.
-credential_home_files := {
-	".aws/credentials", ".netrc", "_netrc", ".git-credentials", ".pgpass",
-	".my.cnf", ".npmrc", ".pypirc", ".docker/config.json", ".kube/config",
-	".config/gh/hosts.yml", ".config/hub", ".vault-token", ".cargo/credentials",
-	".cargo/credentials.toml", ".gem/credentials", ".terraform.d/credentials.tfrc.json",
-	".config/gcloud/credentials.db", ".config/gcloud/access_tokens.db",
-	".config/gcloud/application_default_credentials.json",
-	".azure/accessTokens.json", ".azure/msal_token_cache.json",
-	".gnupg/secring.gpg", ".composer/auth.json", ".config/composer/auth.json",
-	".local/share/keyrings/login.keyring", ".bash_history", ".zsh_history",
-	".psql_history", ".mysql_history", ".python_history", ".node_repl_history",
-}
+# credential_file holds for a file that holds credentials or tokens. Where
+# credentials live is data: ahp-opa matches every path against its
+# credential catalogue (agents' logins, cloud and cluster CLIs, registries,
+# keychains, password managers, browser profiles, histories, system key
+# stores; docs/policy.md, "Credential locations") and marks the path
+# object with `credential`, the kind of secret. Key files are known by
+# their names wherever they are (private_key).
+credential_file(p) if p.credential
 
-# Credential directories under a home directory.
-credential_home_dirs := {
-	".gnupg/private-keys-v1.d", ".password-store", ".config/op",
-	".local/share/keyrings", ".aws/sso/cache", ".config/gcloud/legacy_credentials",
-}
+# credential_dir holds for a directory that holds credentials, named as a
+# whole or through a glob (~/.aws, ~/.aws/*, ~/.password-store/work).
+credential_dir(p) if p.credential_dir
 
-credential_home_dirs_re := `^(\.aws/sso/cache|\.config/gcloud/legacy_credentials|\.config/op|\.gnupg/private-keys-v1\.d|\.local/share/keyrings|\.password-store)(/|$)`
-
-# credential_file holds for a file that holds credentials or tokens.
-credential_file(p) if p.home_rel in {".aws/credentials", ".netrc", "_netrc", ".git-credentials", ".pgpass", ".my.cnf", ".npmrc", ".pypirc", ".docker/config.json", ".kube/config", ".config/gh/hosts.yml", ".config/hub", ".vault-token", ".cargo/credentials", ".cargo/credentials.toml", ".gem/credentials", ".terraform.d/credentials.tfrc.json", ".config/gcloud/credentials.db", ".config/gcloud/access_tokens.db", ".config/gcloud/application_default_credentials.json", ".azure/accessTokens.json", ".azure/msal_token_cache.json", ".gnupg/secring.gpg", ".composer/auth.json", ".config/composer/auth.json", ".local/share/keyrings/login.keyring", ".bash_history", ".zsh_history", ".psql_history", ".mysql_history", ".python_history", ".node_repl_history"}
-
-credential_file(p) if regex.match(`^(\.aws/sso/cache|\.config/gcloud/legacy_credentials|\.config/op|\.gnupg/private-keys-v1\.d|\.local/share/keyrings|\.password-store)(/|$)`, p.home_rel)
-
-credential_file(p) if regex.match(`^(/proc/[^/]+/(task/[^/]+/)?environ|/etc/(shadow|gshadow|master\.passwd|sudoers)|(/etc/ssl/private|/var/run/secrets|/run/secrets|/etc/pki/tls/private)(/.*)?)$`, p.path)
+# holds_credentials holds for a directory above credential locations (a
+# home, ~/.config, /etc, /): reading it recursively sweeps them up.
+holds_credentials(p) if p.holds_credentials
 
 credential_file(p) if private_key(p)
 

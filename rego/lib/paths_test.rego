@@ -5,7 +5,6 @@ import data.ahp.lib.paths
 test_written_out_expressions_match_the_lists if {
 	paths.system_re == paths.under(paths.system_dirs)
 	paths.temp_re == paths.under(paths.temp_dirs)
-	paths.credential_home_dirs_re == paths.under(paths.credential_home_dirs)
 	paths.startup_home_dirs_re == paths.under(paths.startup_home_dirs)
 }
 
@@ -38,9 +37,11 @@ test_secret_files if {
 	not paths.env_file({"base": "environment.md"})
 	paths.ssh_private_key({"path": "/home/u/.ssh/id_ed25519", "base": "id_ed25519"})
 	not paths.ssh_private_key({"path": "/home/u/.ssh/id_ed25519.pub", "base": "id_ed25519.pub"})
-	paths.credential_file({"path": "/home/u/.aws/credentials", "home_rel": ".aws/credentials", "base": "credentials"})
-	paths.credential_file({"path": "/home/u/.password-store/x.gpg", "home_rel": ".password-store/x.gpg", "base": "x.gpg"})
-	paths.credential_file({"path": "/proc/1/environ", "base": "environ"})
+	# The catalogue's verdict, as ahp-opa marks the path object.
+	paths.credential_file({"path": "/home/u/.aws/credentials", "home_rel": ".aws/credentials", "base": "credentials", "credential": "aws"})
+	not paths.credential_file({"path": "/home/u/.aws/config", "home_rel": ".aws/config", "base": "config"})
+	paths.credential_dir({"path": "/home/u/.aws", "home_rel": ".aws", "base": ".aws", "credential_dir": "aws"})
+	paths.holds_credentials({"path": "/home/u", "home_rel": "", "base": "u", "holds_credentials": true})
 	paths.credential_file({"path": "/x/server.key", "base": "server.key"})
 	not paths.credential_file({"path": "/x/ca.pem", "base": "ca.pem"})
 }
@@ -68,12 +69,6 @@ test_predicates_cover_the_lists if {
 	}
 	every d in paths.temp_dirs {
 		paths.temp({"path": concat("", [d, "/x"])})
-	}
-	every f in paths.credential_home_files {
-		paths.credential_file({"path": "/x", "base": "x", "home_rel": f})
-	}
-	every d in paths.credential_home_dirs {
-		paths.credential_file({"path": "/x", "base": "x", "home_rel": concat("", [d, "/x"])})
 	}
 	every f in paths.startup_home_files {
 		paths.startup_file({"path": "/x", "home_rel": f})

@@ -8,35 +8,43 @@ import input.ahp.shell.programs
 # METADATA
 # title: Reading a whole credential directory
 # description: |
-#   Denies reading a credential directory as a whole or through a glob:
+#   Denies reading a credential directory as a whole or through a glob —
 #   ~/.ssh, ~/.aws, ~/.gnupg, ~/.kube, ~/.docker, ~/.azure,
-#   ~/.config/gcloud, ~/.config/gh, ~/.password-store, keyrings, 1Password
-#   CLI and /etc/ssl/private, by a shell command that reads or copies it
-#   (grep -r, rg, cat ~/.aws/*, tar, zip, cp -r) and by search and file
-#   tools (Grep, Glob with its path or a ~/.aws/** pattern, MCP
-#   search_files). Listing it (ls, find, du) and reading single
-#   non-secret files (~/.ssh/config) are allowed.
+#   ~/.config/gcloud, ~/.config/gh, the agents' own (~/.claude, ~/.codex,
+#   ~/.gemini, ~/.copilot), password stores, keyrings, keychains, browser
+#   profiles, /etc/ssl/private: every directory of the credential
+#   catalogue — by a shell command that reads or copies it (grep -r, rg,
+#   cat ~/.aws/*, tar, zip, cp -r) and by search and file tools (Grep,
+#   Glob with its path or a ~/.aws/** pattern, MCP search_files); and
+#   sweeping a directory above them (a home, ~/.config, /etc, /) with a
+#   recursive search or copy (sweep.rego). Listing names (ls, find, du,
+#   LS, list_directory) and reading single non-secret files
+#   (~/.ssh/config) are allowed.
 # custom:
 #   severity: high
 #   code: dev.ahp-opa.secrets.credential-dir
 violation contains {
 	"reason": concat(" ", [
-		"Blocked reading a whole credential directory (keys, tokens, cloud credentials); its contents must not reach the agent.",
-		"Name the one non-secret file you need (e.g. ~/.ssh/config), or ask the user.",
+		"Blocked reading a whole credential directory (keys, tokens, cloud credentials), or a recursive read or search that sweeps one up; its contents must not reach the agent.",
+		"Search the project directory, name the one non-secret file you need (e.g. ~/.ssh/config), or ask the user.",
 	]),
 	"code": "dev.ahp-opa.secrets.credential-dir",
-	"trigger": concat(" ", [_reader, p.raw]),
+	"trigger": trigger,
 } if {
 	input.ahp.sensitive
+	some trigger in _credential_dir_reads
+}
+
+_credential_dir_reads contains concat(" ", [_reader, p.raw]) if {
 	some p in tools.read
-	_credential_dir(p.path)
+	p.credential_dir
 	not endswith(p.path, ".pub")
+	not _lists_names
 	not config.path_excepted(p)
 }
 
-_credential_dir(path) if regex.match(`^(/root|/home/[^/]+|/Users/[^/]+|C:/Users/[^/]+)/(\.ssh|\.aws|\.gnupg|\.kube|\.docker|\.azure|\.config/gcloud|\.config/gh|\.password-store|\.local/share/keyrings|\.config/op)(/\*[^/]*|/\*\*(/.*)?|/\.\*)?$`, path)
-
-_credential_dir(path) if regex.match(`^/etc/ssl/private(/\*[^/]*)?$`, path)
+# Tools that list the names in one directory, never the contents.
+_lists_names if lower(input.ahp.tool.name) in {"ls", "list_directory", "list_dir", "list_files", "list_allowed_directories"}
 
 _reader := input.ahp.tool.name if input.ahp.tool.family != "shell"
 
