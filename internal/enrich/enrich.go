@@ -136,6 +136,7 @@ var (
 	// keyCredential is also the key of a URL's credential kind.
 	keyCredentialDir    = ast.StringTerm("credential_dir")
 	keyHoldsCredentials = ast.StringTerm("holds_credentials")
+	keyScope            = ast.StringTerm("scope")
 	keyDynamic          = ast.StringTerm("dynamic")
 	keyArg              = ast.StringTerm("arg")
 	keyKey              = ast.StringTerm("key")
@@ -237,6 +238,12 @@ func Enrich(ev *transport.Event, opts Options, parts Parts) *Result {
 				}
 				toolItems = append(toolItems, [2]*ast.Term{keyPaths, ast.ArrayTerm(terms...)})
 				en.writes = fam == FamilyFileWrite || fam == FamilyFileEdit
+			}
+		}
+		if fam == FamilySearch {
+			// What a file search reaches, beyond the paths it names (roles.go).
+			if t := en.scope(toolName, input, toolItems); t != nil {
+				toolItems = append(toolItems, [2]*ast.Term{keyScope, t})
 			}
 		}
 		if parts&Tool != 0 {

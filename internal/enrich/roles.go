@@ -253,3 +253,34 @@ func searchScope(tool string, input ast.Object, named []string) (keys, paths []s
 	}
 	return keys, paths
 }
+
+// scope returns input.ahp.tool.scope of a file search: its filters joined
+// to its root, and the session's directory when it names no path. They
+// are kept apart from tool.paths, which are what the tool shows: Glob
+// **/*.pem lists key files' names, it does not read them.
+func (en *enricher) scope(tool string, input ast.Object, toolItems [][2]*ast.Term) *ast.Term {
+	var named []string
+	for _, it := range toolItems {
+		if it[0].Equal(keyPaths) {
+			arr, _ := it[1].Value.(*ast.Array)
+			for i := 0; arr != nil && i < arr.Len(); i++ {
+				if o, ok := arr.Elem(i).Value.(ast.Object); ok {
+					if s, ok := text(o, "raw"); ok {
+						named = append(named, s)
+					}
+				}
+			}
+		}
+	}
+	keys, paths := searchScope(tool, input, named)
+	if len(paths) == 0 {
+		return nil
+	}
+	terms := make([]*ast.Term, 0, len(paths))
+	for i, p := range paths {
+		if t := en.path(p, keyKey, ast.StringTerm(keys[i])); t != nil {
+			terms = append(terms, t)
+		}
+	}
+	return ast.ArrayTerm(terms...)
+}

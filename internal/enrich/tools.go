@@ -180,8 +180,6 @@ func toolPaths(tool string, input ast.Object) (keys, paths []string) {
 	// Any path-like field, however the harness spells it (roles.go).
 	rk, rp := roleKeyPaths(input)
 	keys, paths = append(keys, rk...), append(paths, rp...)
-	sk, sp := searchScope(tool, input, paths)
-	keys, paths = append(keys, sk...), append(paths, sp...)
 	listKeys := pathListKeys
 	if k, ok := toolPathLists[tool]; ok {
 		listKeys = append(slices.Clip(listKeys), k)

@@ -2,6 +2,7 @@ package enrich
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -50,10 +51,8 @@ func TestToolShapes(t *testing.T) {
 		{"glob pattern with a place", map[string]any{"name": "Glob", "input": map[string]any{"pattern": "~/.aws/**"}}, "search", "", "/home/dev/repo", []string{"/home/dev/.aws/**"}},
 		// Gemini CLI's read_many_files reads the files and globs of include.
 		{"gemini read_many_files include", map[string]any{"name": "read_many_files", "input": map[string]any{"include": []any{"~/.aws/credentials", "src/*.go"}}}, "file_read", "", "/home/dev/repo", []string{"/home/dev/.aws/credentials", "/home/dev/repo/src/*.go"}},
-		// A search with no path searches the session's directory; its
-		// filter joined to that root is what it reaches.
-		{"glob pattern relative", map[string]any{"name": "Glob", "input": map[string]any{"pattern": "**/*.go"}}, "search", "", "/home/dev/repo", []string{"/home/dev/repo", "/home/dev/repo/**/*.go"}},
-		{"grep with a glob under home", map[string]any{"name": "Grep", "input": map[string]any{"pattern": "x", "path": "~", "glob": ".aws/*"}}, "search", "", "/home/dev/repo", []string{"/home/dev", "/home/dev/.aws/*"}},
+		{"glob pattern relative", map[string]any{"name": "Glob", "input": map[string]any{"pattern": "**/*.go"}}, "search", "", "/home/dev/repo", nil},
+		{"grep with a glob under home", map[string]any{"name": "Grep", "input": map[string]any{"pattern": "x", "path": "~", "glob": ".aws/*"}}, "search", "", "/home/dev/repo", []string{"/home/dev"}},
 		{"windsurf view_file", map[string]any{"name": "view_file", "input": map[string]any{"AbsolutePath": "/home/dev/.npmrc"}}, "file_read", "", "/home/dev/repo", []string{"/home/dev/.npmrc"}},
 		{"unknown tool with TargetFile and content", map[string]any{"name": "put_text", "input": map[string]any{"TargetFile": "/etc/hosts", "CodeContent": "x"}}, "file_write", "", "/home/dev/repo", []string{"/etc/hosts"}},
 		{"goose text_editor view", map[string]any{"name": "developer__text_editor", "input": map[string]any{"command": "view", "path": "/home/dev/.bashrc"}}, "file_read", "", "/home/dev/repo", []string{"/home/dev/.bashrc"}},
@@ -235,4 +234,36 @@ func FuzzToolShapes(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestSearchScope checks what a file search reaches beyond the paths it
+// names: its filter joined to its root, the session's directory when it
+// names none.
+func TestSearchScope(t *testing.T) {
+	tests := []struct {
+		name  string
+		tool  map[string]any
+		scope []string
+	}{
+		{"glob without path", map[string]any{"name": "Glob", "input": map[string]any{"pattern": "**/*.go"}}, []string{"/home/dev/repo", "/home/dev/repo/**/*.go"}},
+		{"grep glob under home", map[string]any{"name": "Grep", "input": map[string]any{"pattern": "x", "path": "~", "glob": ".aws/*"}}, []string{"/home/dev/.aws/*"}},
+		{"grep bare glob", map[string]any{"name": "Grep", "input": map[string]any{"pattern": "x", "path": "/home/dev", "glob": "*.json"}}, []string{"/home/dev/**/*.json"}},
+		{"gemini include", map[string]any{"name": "search_file_content", "input": map[string]any{"pattern": "x", "dir_path": "/home/dev", "include": "**/*.py"}}, []string{"/home/dev/**/*.py"}},
+		{"windsurf Includes", map[string]any{"name": "grep_search", "input": map[string]any{"Query": "x", "SearchPath": "/srv", "Includes": []any{"*.go", "*.md"}}}, []string{"/srv/**/*.go", "/srv/**/*.md"}},
+		{"glob with a place", map[string]any{"name": "Glob", "input": map[string]any{"pattern": "~/.aws/**"}}, nil},
+		{"not a file search", map[string]any{"name": "WebSearch", "input": map[string]any{"query": "x"}}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ahp := ahpOf(t, testkit.ToolEvent(tt.tool))
+			var got []string
+			scope, _ := ahp["tool"].(map[string]any)["scope"].([]any)
+			for _, p := range scope {
+				got = append(got, p.(map[string]any)["path"].(string))
+			}
+			if !slices.Equal(got, tt.scope) {
+				t.Errorf("scope = %q, want %q", got, tt.scope)
+			}
+		})
+	}
 }

@@ -94,12 +94,19 @@ violation contains {
 #   ~/.aws/credentials, ~/.netrc, ~/.git-credentials, ~/.docker/config.json,
 #   ~/.kube/config, gh/gcloud/azure token stores, private keys (*.key,
 #   *.p12, *.pem that is not a certificate), /proc/*/environ, /etc/shadow,
-#   shell histories; commands that print tokens (gh auth token, gcloud auth
-#   print-access-token, aws configure get …secret…, security
-#   find-generic-password -w, kubectl config view --raw); and the cloud
-#   metadata endpoints (169.254.169.254, metadata.google.internal). A file
-#   handed to the program that loads it (dotnet restore --configfile,
-#   kubectl --kubeconfig) is that program's to use and is allowed.
+#   shell histories — every file of the credential catalogue (the agents'
+#   own logins, cloud and cluster CLIs, registries, keychains, password
+#   managers, browser profiles); commands that print secrets, from a table
+#   (secret_commands.rego: gh auth token, vault kv get, sops -d, aws
+#   secretsmanager get-secret-value, ssm get-parameter --with-decryption,
+#   gcloud secrets versions access, op read, pass show, kubectl get secret
+#   -o yaml, git show REF:.env, heroku config, security
+#   find-generic-password -w), unless the output goes straight into a
+#   program that uses it (… | docker login --password-stdin, sops -d … |
+#   kubectl apply -f -); and the cloud metadata endpoints
+#   (169.254.169.254, metadata.google.internal). A file handed to the
+#   program that loads it (dotnet restore --configfile, kubectl
+#   --kubeconfig) is that program's to use and is allowed.
 # custom:
 #   severity: high
 #   code: dev.ahp-opa.secrets.credential-file
@@ -133,75 +140,12 @@ _credential_access contains _arg_trigger(cmd, a, "with code naming stored creden
 	regex.match(`/proc/(self|[0-9]+|\$\$|\*)/environ|(^|[^A-Za-z0-9_.-])\.aws/credentials`, a)
 }
 
-_credential_access contains _command_trigger(input.ahp.shell.commands[i]) if {
-	input.ahp.tool.family == "shell"
-	some name, ixs in programs
-	name in {"gh", "gcloud", "aws", "az", "security", "kubectl", "oc", "git", "npm", "pnpm", "yarn"}
-	some i in ixs
-	_prints_token(input.ahp.shell.commands[i].name, input.ahp.shell.commands[i])
-}
+# Commands that print secrets (gh auth token, vault kv get, sops -d,
+# aws secretsmanager get-secret-value, …) are a table: secret_commands.rego.
 
 _credential_access contains concat(" ", ["metadata endpoint", u.host]) if {
 	some u in tools.urls
 	u.host in {"169.254.169.254", "metadata.google.internal", "metadata", "100.100.100.200", "[fd00:ec2::254]", "fd00:ec2::254"}
-}
-
-_prints_token("gh", cmd) if {
-	array.slice(cmd.args, 0, 2) == ["auth", "token"]
-}
-
-_prints_token("gh", cmd) if {
-	array.slice(cmd.args, 0, 2) == ["auth", "status"]
-	some a in cmd.args
-	a in {"-t", "--show-token"}
-}
-
-_prints_token("gcloud", cmd) if {
-	some a in cmd.args
-	a in {"print-access-token", "print-identity-token"}
-}
-
-_prints_token("aws", cmd) if {
-	some a in cmd.args
-	a in {"export-credentials", "get-session-token"}
-}
-
-_prints_token("aws", cmd) if {
-	"configure" in cmd.args
-	"get" in cmd.args
-	some a in cmd.args
-	regex.match(`(?i)secret|session_token`, a)
-}
-
-_prints_token("az", cmd) if {
-	"get-access-token" in cmd.args
-}
-
-_prints_token("security", cmd) if {
-	some a in cmd.args
-	a in {"find-generic-password", "find-internet-password", "dump-keychain"}
-	some b in cmd.args
-	b in {"-w", "-g", "-d"}
-}
-
-_prints_token(name, cmd) if {
-	name in {"kubectl", "oc"}
-	"view" in cmd.args
-	some a in cmd.args
-	a in {"--raw", "--flatten"}
-}
-
-_prints_token("git", cmd) if {
-	"credential" in cmd.args
-	some a in cmd.args
-	a in {"fill", "get"}
-}
-
-_prints_token(name, cmd) if {
-	name in {"npm", "pnpm", "yarn"}
-	array.slice(args.operands(cmd.args), 0, 2) == ["config", "get"]
-	some a in cmd.args
-	regex.match(`(?i)auth|token|password`, a)
 }
 
 # METADATA

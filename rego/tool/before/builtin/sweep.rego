@@ -22,11 +22,17 @@ import input.ahp.shell.programs
 _credential_dir_reads contains concat(" ", [input.ahp.tool.name, "sweeps", p.raw]) if {
 	input.ahp.tool.family in {"search", "file_read"}
 	_sweep_reads_many
-	some p in input.ahp.tool.paths
+	some p in _sweep_targets
 	p.holds_credentials
 	not _sweep_filtered(p)
 	not config.path_excepted(p)
 }
+
+# What a search names and what ahp-opa found it reaches (tool.scope: its
+# filter joined to its root, the session's directory when it names none).
+_sweep_targets contains p if some p in input.ahp.tool.paths
+
+_sweep_targets contains p if some p in input.ahp.tool.scope
 
 _sweep_reads_many if input.ahp.tool.family == "search"
 
@@ -38,10 +44,10 @@ _sweep_reads_many if {
 }
 
 # The root of a search with a filter is judged by the filter joined to it
-# (key "filter"), which ahp-opa adds.
+# (scope, key "filter").
 _sweep_filtered(p) if {
 	p.key != "filter"
-	some q in input.ahp.tool.paths
+	some q in input.ahp.tool.scope
 	q.key == "filter"
 }
 
