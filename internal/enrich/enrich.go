@@ -284,7 +284,7 @@ func Enrich(ev *transport.Event, opts Options, parts Parts) *Result {
 		if en.analysis != nil {
 			cmds = en.analysis.Commands
 		}
-		if t := secrets(fam, input, cmds); t != nil {
+		if t := secrets(fam, toolName, input, cmds); t != nil {
 			items = append(items, [2]*ast.Term{keySecrets, t})
 		}
 	}

@@ -34,7 +34,7 @@ var (
 // carry written text are scanned: the content fields of file-write and
 // file-edit tools, and for a shell command its here-documents and the
 // arguments of echo and printf. Nil when there is none.
-func secrets(fam string, input ast.Object, cmds []shell.Command) *ast.Term {
+func secrets(fam, tool string, input ast.Object, cmds []shell.Command) *ast.Term {
 	// Live findings and placeholders have a budget each, so that stand-ins
 	// in one field cannot crowd out a live token in another.
 	var live, stand []*ast.Term
@@ -88,6 +88,10 @@ func secrets(fam string, input ast.Object, cmds []shell.Command) *ast.Term {
 			}
 		}
 	}
+	// Text that leaves the machine: marked outbound (outbound.go).
+	outbound(fam, tool, input, cmds, func(text string, where ...[2]*ast.Term) {
+		add(text, append(where, [2]*ast.Term{keyOutbound, termTrue})...)
+	})
 	if live == nil && stand == nil {
 		return nil
 	}

@@ -1,0 +1,107 @@
+package enrich
+
+import (
+	"github.com/open-policy-agent/opa/v1/ast"
+
+	"github.com/ahp-opa/ahp-opa/internal/shell"
+)
+
+// Outbound text: a live token in what a call sends away is a leak,
+// whatever the field. The secrets scan (secrets.go) also reads these and
+// marks what it finds there outbound: true.
+
+var keyOutbound = ast.StringTerm("outbound")
+
+// webSearchTools send their query to a search engine.
+var webSearchTools = map[string]bool{
+	"websearch": true, "google_web_search": true, "web_search": true, "search_web": true,
+	"web-search": true, "brave_web_search": true, "tavily-search": true, "tavily_search": true,
+	"perplexity_ask": true, "exa_search": true, "web_search_exa": true,
+}
+
+// fetchOutboundKeys are the fields of a fetch or web-search tool that go
+// out: the URL, the prompt or query (sent to a model or engine), request
+// bodies and headers.
+var fetchOutboundKeys = []string{
+	"url", "Url", "uri", "prompt", "query", "Query", "q", "search_query", "question",
+	"body", "data", "json", "payload", "headers", "params",
+}
+
+// mcpOutboundKeys are the fields of any other tool that carry a request:
+// an HTTP client server's body and headers.
+var mcpOutboundKeys = []string{"url", "uri", "body", "data", "json", "payload", "headers"}
+
+// shellSenders are programs whose arguments go out over the network.
+var shellSenders = map[string]bool{
+	"curl": true, "wget": true, "wget2": true, "http": true, "https": true, "xh": true,
+	"curlie": true, "httpie": true, "nc": true, "ncat": true, "netcat": true, "socat": true,
+	"telnet": true, "grpcurl": true, "websocat": true,
+}
+
+// outbound hands add every text of a call that leaves the machine, with
+// where it is: fields of fetch and web-search tools, request fields of
+// other tools, and the arguments of shell programs that send them.
+func outbound(fam, tool string, input ast.Object, cmds []shell.Command, add func(string, ...[2]*ast.Term)) {
+	var keys []string
+	switch {
+	case fam == FamilyFetch, fam == FamilySearch && webSearchTools[tool]:
+		keys = fetchOutboundKeys
+	case fam == FamilyMCP, fam == FamilyOther:
+		keys = mcpOutboundKeys
+	case fam == FamilyShell:
+		for i := range cmds {
+			c := &cmds[i]
+			if !shellSenders[c.Name] {
+				continue
+			}
+			for a, arg := range c.Args() {
+				if hasURLScheme(arg) {
+					continue // a URL's token is the secret-in-url rule's (input.ahp urls)
+				}
+				add(arg, [2]*ast.Term{keyCommand, ast.InternedTerm(i)}, [2]*ast.Term{keyArg, ast.InternedTerm(a)})
+			}
+		}
+		return
+	}
+	for _, k := range keys {
+		v := field(input, k)
+		if v == nil {
+			continue
+		}
+		where := [2]*ast.Term{keyField, ast.StringTerm(k)}
+		walkText(v, 0, func(s string) { add(s, where) })
+	}
+}
+
+// walkText calls f with every string in v (headers and bodies are often
+// objects), to a bounded depth.
+func walkText(v ast.Value, depth int, f func(string)) {
+	if depth > 4 {
+		return
+	}
+	switch x := v.(type) {
+	case ast.String:
+		f(string(x))
+	case ast.Object:
+		x.Foreach(func(k, v *ast.Term) {
+			if s, ok := k.Value.(ast.String); ok {
+				f(string(s))
+			}
+			walkText(v.Value, depth+1, f)
+		})
+	case *ast.Array:
+		for i := range x.Len() {
+			walkText(x.Elem(i).Value, depth+1, f)
+		}
+	}
+}
+
+// hasURLScheme reports whether s starts like an http(s) URL.
+func hasURLScheme(s string) bool {
+	for _, p := range []string{"http://", "https://", "HTTP://", "HTTPS://"} {
+		if len(s) >= len(p) && s[:len(p)] == p {
+			return true
+		}
+	}
+	return false
+}
