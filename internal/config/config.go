@@ -61,6 +61,10 @@ type Config struct {
 	OnRuleError string `koanf:"on_rule_error"`
 	// Shadow lists deny codes and packages evaluated but never answered.
 	Shadow []string `koanf:"shadow"`
+
+	// ConfigPath is the --config file this configuration came from, ""
+	// for none: the guard protects it (service.WithGuardPaths).
+	ConfigPath string `koanf:"-"`
 }
 
 // flagKeys maps flags whose configuration key is not their snake-case
@@ -194,6 +198,7 @@ func Load(fs *pflag.FlagSet, configPath string, environ func() []string) (Config
 	if err := checkLibrary(cfg.Library, where); err != nil {
 		return Config{}, err
 	}
+	cfg.ConfigPath = configPath
 	return cfg, cfg.Validate()
 }
 

@@ -310,7 +310,7 @@ var programClasses = func() map[string]uint16 {
 // indices of the commands with an argument that contains it, for the rules
 // that look for secret files named inside other text (`cat ~/.ssh/id_rsa`,
 // `python -c 'open("/proc/self/environ")'`).
-var mentionWords = []string{".ssh", "environ", "credentials", "flush", "--force-reset"}
+var mentionWords = []string{".ssh", "environ", "credentials", "flush", "--force-reset", "ahp-opa"}
 
 var classMkfsBit = uint16(1) << slices.Index(ClassNames, ClassMkfs)
 

@@ -155,8 +155,8 @@ func startEngine(ctx context.Context, cfg config.Config, log *slog.Logger, o eng
 		rescan = -1
 	}
 	var prepare func(*bundles.Policy) (*bundles.Policy, error)
-	if len(cfg.Library) > 0 {
-		prepare = func(p *bundles.Policy) (*bundles.Policy, error) { return bundles.WithLibraryConfig(p, cfg.Library) }
+	if lib := WithGuardPaths(cfg); len(lib) > 0 {
+		prepare = func(p *bundles.Policy) (*bundles.Policy, error) { return bundles.WithLibraryConfig(p, lib) }
 	}
 	caps := engine.DefaultCapabilities()
 	eng := engine.New(engine.Options{

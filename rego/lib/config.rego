@@ -17,6 +17,14 @@
 #                         policy directory, say)
 #     mcp_allowlist:      "server/tool" globs; once set, other MCP tools
 #                         are denied
+#     guard_paths:        files the guard runs with, which an agent may not
+#                         change or remove (ahp-opa fills in its --config
+#                         file and --policy paths)
+#     secret_printers:    more commands that print secrets, by program
+#                         (rows as in secret_commands.rego)
+#     allow_interactive_sessions: true lets a tool start a shell or an
+#                         interpreter with no script whose later input no
+#                         hook sees (Codex exec_command + write_stdin)
 package ahp.lib.config
 
 default raw := {}
@@ -129,3 +137,32 @@ tool_excepted if {
 	some pattern in exception_mcp_tools
 	glob.match(pattern, [], concat("/", [mcp.server, mcp.tool]))
 }
+
+# guard_paths are the files the guard runs with (its configuration and
+# policy; globs, ~/ for the home). A policy path may be a directory.
+guard_paths contains _expand(p) if {
+	some p in raw.guard_paths
+	is_string(p)
+}
+
+# guard_path holds for a path object that is one of guard_paths or lies
+# below one.
+guard_path(p) if {
+	some g in guard_paths
+	glob.match(g, ["/"], p.path)
+}
+
+guard_path(p) if {
+	some g in guard_paths
+	startswith(p.path, concat("", [trim_suffix(g, "/"), "/"]))
+}
+
+# secret_printers are the rows a team added to the table of commands
+# that print secrets, by program.
+secret_printers := raw.secret_printers if is_object(raw.secret_printers)
+
+default secret_printers := {}
+
+# interactive_sessions_allowed holds when the team lets tools start
+# shells and interpreters whose later input no hook sees.
+interactive_sessions_allowed if raw.allow_interactive_sessions == true

@@ -161,8 +161,13 @@ git_hook(p) if regex.match(`(^|/)\.husky/[^/_][^/]*$`, p.path)
 agent_config(p) if regex.match(
 	concat("", [
 		`(^|/)(\.claude/settings(\.local)?\.json|\.claude\.json|\.claude/hooks/.*|`,
-		`\.gemini/settings\.json|\.codex/config\.toml|\.codex/hooks\.json|`,
-		`\.cursor/hooks\.json|\.cursor/mcp\.json|\.mcp\.json|\.config/ahp-opa/.*|`,
+		`managed-settings\.json|managed-mcp\.json|`,
+		`\.gemini/settings\.json|\.gemini/hooks/.*|gemini-cli/settings\.json|system-defaults\.json|`,
+		`\.codex/config\.toml|\.codex/hooks\.json|\.codex/hooks/.*|codex/managed_config\.toml|codex/requirements\.toml|`,
+		`\.cursor/hooks\.json|\.cursor/hooks/.*|\.cursor/mcp\.json|\.cursor/cli-config\.json|`,
+		`\.copilot/hooks/.*|\.copilot/config\.json|\.copilot/mcp-config\.json|`,
+		`\.windsurf/hooks\.json|\.codeium/windsurf/hooks\.json|\.augment/settings\.json|\.config/goose/config\.yaml|`,
+		`\.mcp\.json|\.config/ahp-opa/.*|`,
 		`ahp-opa\.ya?ml|\.ahp/.*|\.github/hooks/.*\.json|\.vscode/mcp\.json|\.amp/settings\.json)$`,
 	]),
 	p.path,

@@ -126,6 +126,9 @@ _agent_config(p) if paths.agent_config(p)
 
 _agent_config(p) if config.path_protected(p)
 
+# The configuration and policy the running guard was started with.
+_agent_config(p) if config.guard_path(p)
+
 # METADATA
 # title: Hijacking a command through PATH
 # description: |

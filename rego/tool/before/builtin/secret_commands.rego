@@ -121,7 +121,7 @@ _npm_printers := [
 _printer_rows(name) := array.concat(object.get(secret_printers, name, []), _team_rows(name))
 
 _team_rows(name) := rows if {
-	rows := config.raw.secret_printers[name]
+	rows := config.secret_printers[name]
 	is_array(rows)
 } else := []
 
