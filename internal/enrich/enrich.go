@@ -137,6 +137,7 @@ var (
 	keyCredentialDir    = ast.StringTerm("credential_dir")
 	keyHoldsCredentials = ast.StringTerm("holds_credentials")
 	keyScope            = ast.StringTerm("scope")
+	keyEquivalent       = ast.StringTerm("equivalent")
 	keyDynamic          = ast.StringTerm("dynamic")
 	keyArg              = ast.StringTerm("arg")
 	keyKey              = ast.StringTerm("key")
@@ -209,7 +210,13 @@ func Enrich(ev *transport.Event, opts Options, parts Parts) *Result {
 	en := &enricher{pc: pc, dir: pc.cwd}
 	var cmd ast.Value
 	var ambiguous []string
-	if fam == FamilyShell {
+	var equivalent string
+	if fam == FamilyShell && mcpItem != nil {
+		equivalent = equivalentCommand(toolName, input)
+	}
+	if equivalent != "" {
+		cmd = ast.String(equivalent)
+	} else if fam == FamilyShell {
 		var workdir string
 		cmd, workdir, ambiguous = shellSource(r.Agent, toolName, mcpItem != nil, input)
 		// The command runs in workdir: relative paths and $PWD start from
@@ -226,6 +233,9 @@ func Enrich(ev *transport.Event, opts Options, parts Parts) *Result {
 		toolItems := [][2]*ast.Term{{keyName, ast.StringTerm(name)}, {keyFamily, ast.StringTerm(fam)}}
 		if mcpItem != nil {
 			toolItems = append(toolItems, [2]*ast.Term{keyMCP, mcpItem})
+		}
+		if equivalent != "" {
+			toolItems = append(toolItems, [2]*ast.Term{keyEquivalent, ast.StringTerm(equivalent)})
 		}
 		switch fam {
 		case FamilyFileRead, FamilyFileWrite, FamilyFileEdit, FamilySearch, FamilyMCP, FamilyOther:

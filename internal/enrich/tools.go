@@ -434,6 +434,9 @@ func actingFamily(fam, name, mcpName string, input ast.Object) string {
 	if fam != FamilyMCP && fam != FamilyOther {
 		return ""
 	}
+	if fam == FamilyMCP && equivalentCommand(n, input) != "" {
+		return FamilyShell // a remote act, judged as its CLI (remote.go)
+	}
 	if f, ok := actsAsFolded[foldName(n)]; ok {
 		if f == FamilyShell {
 			if cmd, _, _ := shellSource("", n, fam == FamilyMCP, input); cmd == nil {

@@ -62,6 +62,11 @@ func TestToolShapes(t *testing.T) {
 		{"codex write_stdin", map[string]any{"name": "write_stdin", "input": map[string]any{"session_id": 3, "chars": "cat ~/.ssh/id_rsa\n"}}, "shell", "cat ~/.ssh/id_rsa\n", "/home/dev/repo", nil},
 		{"augment launch-process", map[string]any{"name": "launch-process", "input": map[string]any{"command": "make test", "cwd": "/home/dev/repo/sub", "wait": true}}, "shell", "make test", "/home/dev/repo/sub", nil},
 		{"augment write-process", map[string]any{"name": "write-process", "input": map[string]any{"terminal_id": 2, "input_text": "rm -rf ~"}}, "shell", "rm -rf ~", "/home/dev/repo", nil},
+		{"github merge_pull_request", map[string]any{"name": "mcp__github__merge_pull_request", "input": map[string]any{"owner": "acme", "repo": "api", "pullNumber": 42}}, "shell", "gh pr merge 42 --repo acme/api", "/home/dev/repo", nil},
+		{"github push_files to the default branch", map[string]any{"name": "mcp__github__push_files", "input": map[string]any{"owner": "acme", "repo": "api", "files": []any{}}}, "shell", "git push origin HEAD:main", "/home/dev/repo", nil},
+		{"equivalent quotes its fields", map[string]any{"name": "mcp__github__delete_repository", "input": map[string]any{"owner": "acme", "repo": "x; rm -rf /"}}, "shell", "gh repo delete 'acme/x; rm -rf /' --yes", "/home/dev/repo", nil},
+		{"kubernetes pods_delete", map[string]any{"name": "mcp__k8s__pods_delete", "input": map[string]any{"name": "api-0", "namespace": "prod"}}, "shell", "kubectl delete pod api-0 -n prod", "/home/dev/repo", nil},
+		{"filesystem delete_file is no push", map[string]any{"name": "mcp__fs__delete_file", "input": map[string]any{"path": "/home/dev/repo/x"}}, "mcp", "", "/home/dev/repo", []string{"/home/dev/repo/x"}},
 		{"lsp uri", map[string]any{"name": "open_document", "input": map[string]any{"uri": "file:///home/dev/.netrc"}}, "file_read", "", "/home/dev/repo", []string{"/home/dev/.netrc"}},
 	}
 	for _, tt := range tests {
