@@ -129,7 +129,10 @@ _guard_daemon_stop contains concat(" ", [cmd.name, p.raw]) if {
 	_guard_runtime(p)
 }
 
-# The daemon's runtime directory and what is in it.
+# The daemon's runtime directory and what is in it, also as written
+# ("$XDG_RUNTIME_DIR/ahp-opa", "${TMPDIR}ahp-opa-501").
+_guard_runtime(p) if regex.match(`(XDG_RUNTIME_DIR|TMPDIR)\}?/?ahp-opa(-[0-9]+)?(/|$)`, p.raw)
+
 _guard_runtime(p) if regex.match(`^(/run/user/[0-9]+|/var/run/user/[0-9]+|/tmp|/private/tmp|/var/folders/.*/T|/private/var/folders/.*/T|.*/run)/ahp-opa(-[0-9]+)?(/.*)?$`, p.path)
 
 # METADATA
@@ -170,7 +173,10 @@ _guard_binary_tamper contains concat(" ", ["write", p.raw]) if {
 	_guard_binary(p)
 }
 
-_guard_binary(p) if p.base in {"ahp-opa", "ahp-opa-hook", "ahp-opa.exe", "ahp-opa-hook.exe"}
+_guard_binary(p) if {
+	p.base in {"ahp-opa", "ahp-opa-hook", "ahp-opa.exe", "ahp-opa-hook.exe"}
+	not _guard_runtime(p)
+}
 
 # METADATA
 # title: Uninstalling the guard or switching it to observe
