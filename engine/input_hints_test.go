@@ -80,6 +80,9 @@ func TestHintsCoverThePredicates(t *testing.T) {
 		"id_rsa", "backup/id_ed25519_sk", "~/.bash_history", "/Users/u/.zsh_history", "C:/Users/u/.netrc",
 		"~/.aws", "~/.ssh/", "/root/.ssh", "/home/alice/.kube/*", "/Users/u/.gnupg", "/etc/ssl/private",
 		"~/.config/gcloud", "/home/bob/.docker", "~/.aws/**",
+		"~/.claude/.credentials.json", "~/.codex/auth.json", "~/.gemini/oauth_creds.json",
+		"~/Library/Keychains/login.keychain-db", "~/Library/Application Support/Google/Chrome/Default/Cookies",
+		"~/.m2/settings.xml", "~", "~/.config", "/etc", "/", "~/**/*.json", "vault.kdbx",
 		"main.go", "/home/dev/repo/src/app.ts", "./...", "/tmp/x", "~/repo/README.md",
 	}
 	secret := 0
@@ -89,7 +92,8 @@ func TestHintsCoverThePredicates(t *testing.T) {
 		n := toString(evalLib(t, s, `sum([count([p | some p in input.ahp.tool.paths; data.ahp.lib.paths.ssh_private_key(p)]),
 			count([p | some p in input.ahp.tool.paths; data.ahp.lib.paths.env_file(p)]),
 			count([p | some p in input.ahp.tool.paths; data.ahp.lib.paths.credential_file(p)]),
-			count([p | some p in input.ahp.tool.paths; data.ahp.tool.before.builtin._credential_dir(p.path)])])`, in))
+			count([p | some p in input.ahp.tool.paths; data.ahp.lib.paths.credential_dir(p)]),
+			count([p | some p in input.ahp.tool.paths; data.ahp.lib.paths.holds_credentials(p)])])`, in))
 		hint := evalLib(t, s, "input.ahp.sensitive", in)
 		if n != "0" {
 			secret++
