@@ -95,3 +95,26 @@ func TestCredentialCatalogueRejectsBadRows(t *testing.T) {
 		}
 	}
 }
+
+// FuzzCredentialOf feeds the catalogue paths as agents write them: it must
+// never panic, and a path it marks must be judged sensitive by Enrich.
+func FuzzCredentialOf(f *testing.F) {
+	for _, s := range []string{"~/.aws/credentials", "~", "/", "~/.aws/*", "/proc/1/environ", "~/**/*.json", "C:\\Users\\u\\.netrc", "../../.ssh", "~/[", "/home//x/.kube/config"} {
+		f.Add(s)
+	}
+	pc := newPathContext("/home/dev/repo", []string{"/home/dev/repo"}, "/home/dev")
+	f.Fuzz(func(t *testing.T, raw string) {
+		pi := pc.resolve(raw)
+		m := credentialOf(&pi)
+		if m == (credentialMatch{}) {
+			return
+		}
+		ev := eventOf(t, map[string]any{
+			"session": map[string]any{"cwd": "/home/dev/repo", "workspaceRoots": []any{"/home/dev/repo"}},
+			"tool":    map[string]any{"name": "Read", "input": map[string]any{"file_path": raw}},
+		})
+		if r := Enrich(ev, Options{Home: "/home/dev"}, All); !r.Sensitive {
+			t.Fatalf("%q is a credential location (%+v) but the call is not marked sensitive", raw, m)
+		}
+	})
+}
