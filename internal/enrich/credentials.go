@@ -246,6 +246,11 @@ func credentialOf(pi *pathInfo) credentialMatch {
 		if pi.homeRel == "" {
 			return credentialMatch{holds: true}
 		}
+		// Most paths under a home are in no catalogued directory: their
+		// first name settles it without splitting the path.
+		if first, _, _ := strings.Cut(pi.homeRel, "/"); len(credentials.byFirst[first]) == 0 && !strings.ContainsAny(first, "*?[{") {
+			return credentialMatch{}
+		}
 		return credentials.match(true, strings.Split(pi.homeRel, "/"))
 	case pi.abs == "/" || pi.root:
 		return credentialMatch{holds: true}

@@ -16,21 +16,27 @@ import (
 // names below are compared after folding case and dropping _ and -, so
 // file_path, filePath, FilePath and file-path are one name.
 
-// foldKey folds a field name: lower case, without _ and -.
-func foldKey(k string) string {
-	var b strings.Builder
-	b.Grow(len(k))
+// isRole reports whether field name k, folded (lower case, without _ and
+// -), is in names: file_path, filePath, FilePath and file-path are one
+// name. It folds into a stack buffer, so a lookup allocates nothing.
+func isRole(names map[string]bool, k string) bool {
+	var buf [48]byte
+	n := 0
 	for i := 0; i < len(k); i++ {
 		c := k[i]
 		switch {
 		case c == '_' || c == '-':
+			continue
 		case c >= 'A' && c <= 'Z':
-			b.WriteByte(c + 'a' - 'A')
-		default:
-			b.WriteByte(c)
+			c += 'a' - 'A'
 		}
+		if n == len(buf) {
+			return false // no role name is this long
+		}
+		buf[n] = c
+		n++
 	}
-	return b.String()
+	return names[string(buf[:n])]
 }
 
 // pathRoleKeys are the folded names of fields that name one file or
@@ -45,6 +51,9 @@ var pathRoleKeys = map[string]bool{
 	"destination": true, "sourcepath": true, "destinationpath": true, "src": true, "dest": true,
 	"dst": true, "uri": true, "fileuri": true, "root": true, "rootpath": true,
 }
+
+// uriRoleKeys are the path-like fields that may hold a URI.
+var uriRoleKeys = map[string]bool{"uri": true, "fileuri": true}
 
 // contentRoleKeys are the folded names of fields that carry text to write.
 var contentRoleKeys = map[string]bool{
@@ -100,12 +109,11 @@ func roleKeyPaths(input ast.Object) (keys, paths []string) {
 		if !ok || s == "" {
 			return
 		}
-		f := foldKey(string(ks))
-		if !pathRoleKeys[f] || slices.Contains(pathKeys, string(ks)) {
+		if !isRole(pathRoleKeys, string(ks)) || slices.Contains(pathKeys, string(ks)) {
 			return
 		}
 		p := string(s)
-		if f == "uri" || f == "fileuri" {
+		if isRole(uriRoleKeys, string(ks)) {
 			rest, isFile := strings.CutPrefix(p, "file://")
 			if !isFile && strings.Contains(p, "://") {
 				return
@@ -126,7 +134,7 @@ func hasRole(input ast.Object, names map[string]bool) (value string, ok bool) {
 	}
 	input.Until(func(k, v *ast.Term) bool {
 		ks, isStr := k.Value.(ast.String)
-		if !isStr || !names[foldKey(string(ks))] {
+		if !isStr || !isRole(names, string(ks)) {
 			return false
 		}
 		switch x := v.Value.(type) {

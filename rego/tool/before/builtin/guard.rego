@@ -41,8 +41,11 @@ violation contains {
 
 _guard_settings_tamper contains concat(" ", [cmd.name, p.raw]) if {
 	input.ahp.tool.family == "shell"
-	some cmd in input.ahp.shell.commands
-	cmd.name in _disabling_programs
+	some name, ixs in input.ahp.shell.programs
+	name in _disabling_programs
+	some i in ixs
+	cmd := input.ahp.shell.commands[i]
+	cmd.name == name
 	not _harmless_mode(cmd)
 	some p in cmd.paths
 	_guard_file_or_dir(p)
@@ -107,8 +110,10 @@ violation contains {
 
 _guard_daemon_stop contains _command_trigger(cmd) if {
 	input.ahp.shell.mentions["ahp-opa"]
-	some cmd in input.ahp.shell.commands
-	cmd.name in {"kill", "pkill", "killall", "skill", "xkill", "taskkill", "stop-process"}
+	some name, ixs in input.ahp.shell.programs
+	name in {"kill", "pkill", "killall", "skill", "xkill", "taskkill", "stop-process"}
+	some i in ixs
+	cmd := input.ahp.shell.commands[i]
 }
 
 _guard_daemon_stop contains _command_trigger(cmd) if {

@@ -2,7 +2,6 @@ package ahp.tool.before.builtin
 
 import data.ahp.lib.args
 import data.ahp.lib.config
-import input.ahp.shell.programs
 
 # Commands that print a stored secret, for dev.ahp-opa.secrets.credential-file
 # (secrets.rego). What prints a secret is data, one row per act:
@@ -15,95 +14,87 @@ import input.ahp.shell.programs
 #   not      options that turn the act into one that prints no secret
 #   except   a regular expression: an operand matching it names no secret
 #
-# A team adds a row to data.ahp_opa.config.secret_printers (same shape,
-# keyed by program) with no Rego.
-secret_printers := {
-	"vault": [
-		{"path": ["kv", "get"]}, {"path": ["kv", "export"]}, {"path": ["read"]},
-		{"path": ["token", "create"]}, {"path": ["print", "token"]}, {"path": ["write", "auth"]},
-	],
-	"sops": [{"options": ["-d", "--decrypt"]}, {"path": ["decrypt"]}, {"path": ["edit"], "options": ["--show"]}],
-	"ansible-vault": [{"path": ["view"]}, {"path": ["decrypt"], "options": ["--output"], "operand": `^-$`}, {"path": ["decrypt"], "not": ["--output"]}],
-	"aws": [
-		{"path": ["secretsmanager", "get-secret-value"]},
-		{"path": ["secretsmanager", "batch-get-secret-value"]},
-		{"path": ["ssm", "get-parameter"], "options": ["--with-decryption"]},
-		{"path": ["ssm", "get-parameters"], "options": ["--with-decryption"]},
-		{"path": ["ssm", "get-parameters-by-path"], "options": ["--with-decryption"]},
-		{"path": ["ecr", "get-login-password"]},
-		{"path": ["ecr-public", "get-login-password"]},
-		{"path": ["codeartifact", "get-authorization-token"]},
-		{"path": ["sts", "get-session-token"]},
-		{"path": ["sts", "assume-role"]},
-		{"path": ["configure", "export-credentials"]},
-		{"path": ["export-credentials"]},
-		{"path": ["configure", "get"], "operand": `(?i)secret|session_token|access_key`},
-		{"path": ["iam", "create-access-key"]},
-		{"path": ["kms", "decrypt"]},
-		{"path": ["rds", "generate-db-auth-token"]},
-	],
-	"gcloud": [
-		{"path": ["secrets", "versions", "access"]},
-		{"path": ["print-access-token"]},
-		{"path": ["print-identity-token"]},
-		{"path": ["sql", "generate-login-token"]},
-		{"path": ["iam", "service-accounts", "keys", "create"], "operand": `^(-|/dev/stdout)$`},
-	],
-	"az": [
-		{"path": ["keyvault", "secret", "show"]},
-		{"path": ["keyvault", "secret", "download"], "operand": `^/dev/stdout$`},
-		{"path": ["get-access-token"]},
-		{"path": ["storage", "account", "keys", "list"]},
-		{"path": ["acr", "credential", "show"]},
-		{"path": ["ad", "sp", "credential", "reset"]},
-		{"path": ["ad", "sp", "create-for-rbac"]},
-		{"path": ["cosmosdb", "keys", "list"]},
-	],
-	"gh": [{"path": ["auth", "token"]}, {"path": ["auth", "status"], "options": ["-t", "--show-token"]}],
-	"glab": [{"path": ["auth", "status"], "options": ["-t", "--show-token"]}, {"path": ["config", "get", "token"]}],
-	"op": [
-		{"path": ["read"]}, {"path": ["item", "get"], "options": ["--reveal", "--fields", "--otp", "--format"]},
-		{"path": ["document", "get"]}, {"path": ["inject"], "not": ["-o", "--out-file"]},
-	],
-	"pass": [{"path": ["show"]}, {"path": ["otp"]}],
-	"gopass": [{"path": ["show"]}, {"path": ["cat"]}, {"path": ["otp"]}],
-	"bw": [{"path": ["get", "password"]}, {"path": ["get", "item"]}, {"path": ["get", "notes"]}, {"path": ["get", "totp"]}, {"path": ["export"]}],
-	"lpass": [{"path": ["show"]}, {"path": ["export"]}],
-	"keepassxc-cli": [{"path": ["show"]}, {"path": ["export"]}],
-	"secret-tool": [{"path": ["lookup"]}],
-	"kwallet-query": [{"options": ["-r", "--read-password"]}],
-	"security": [
-		{"path": ["find-generic-password"], "options": ["-w", "-g"]},
-		{"path": ["find-internet-password"], "options": ["-w", "-g"]},
-		{"path": ["dump-keychain"], "options": ["-d"]},
-		{"path": ["export"]},
-	],
-	"kubectl": _kubectl_printers,
-	"oc": _kubectl_printers,
-	"kubecolor": _kubectl_printers,
-	"git": [
-		{"path": ["credential", "fill"]}, {"path": ["credential", "get"]},
-		{"path": ["show"], "operand": `:(.*/)?(\.env(\.[A-Za-z0-9_-]+)?|\.envrc|[^/]*\.(pem|key|p12|pfx)|id_(rsa|dsa|ecdsa|ed25519)|credentials(\.json)?|secrets?\.ya?ml|\.npmrc|\.pypirc|\.netrc)$`, "except": `(?i)[.-](example|sample|template|dist|defaults|schema)$`},
-		{"path": ["cat-file"], "operand": `:(.*/)?(\.env(\.[A-Za-z0-9_-]+)?|\.envrc|[^/]*\.(pem|key)|id_(rsa|ed25519)|credentials(\.json)?)$`, "except": `(?i)[.-](example|sample|template|dist|defaults|schema)$`},
-	],
-	"npm": _npm_printers,
-	"pnpm": _npm_printers,
-	"yarn": _npm_printers,
-	"heroku": [{"path": ["config"]}, {"path": ["config:get"]}, {"path": ["auth:token"]}],
-	"doppler": [{"path": ["secrets", "download"]}, {"path": ["secrets", "get"]}, {"path": ["secrets"], "not": ["--only-names"]}, {"path": ["configure", "get", "token"]}],
-	"infisical": [{"path": ["secrets"]}, {"path": ["export"]}],
-	"chamber": [{"path": ["read"]}, {"path": ["export"]}],
-	"aws-vault": [{"path": ["export"]}],
-	"netlify": [{"path": ["env:get"]}, {"path": ["env:list"], "options": ["--plain", "--json"]}],
-	"railway": [{"path": ["variables"]}],
-	"pulumi": [{"path": ["stack", "output"], "options": ["--show-secrets"]}, {"path": ["config"], "options": ["--show-secrets"]}],
-	"firebase": [{"path": ["login:ci"]}],
-	"sf": [{"path": ["org", "display"], "options": ["--verbose"]}],
-	"gpg": [{"options": ["--export-secret-keys", "--export-secret-subkeys"]}, {"options": ["-d", "--decrypt"], "not": ["-o", "--output"]}],
-	"gpg2": [{"options": ["--export-secret-keys", "--export-secret-subkeys"]}],
-}
+# One rule per program, so that a lookup evaluates only that program's
+# rows. A team adds rows in data.ahp_opa.config.secret_printers (same
+# shape, keyed by program) with no Rego.
+secret_printers["vault"] := [
+	{"path": ["kv", "get"]}, {"path": ["kv", "export"]}, {"path": ["read"]},
+	{"path": ["token", "create"]}, {"path": ["print", "token"]}, {"path": ["write", "auth"]},
+]
 
-_kubectl_printers := [
+secret_printers["sops"] := [{"options": ["-d", "--decrypt"]}, {"path": ["decrypt"]}, {"path": ["edit"], "options": ["--show"]}]
+
+secret_printers["ansible-vault"] := [{"path": ["view"]}, {"path": ["decrypt"], "options": ["--output"], "operand": `^-$`}, {"path": ["decrypt"], "not": ["--output"]}]
+
+secret_printers["aws"] := [
+	{"path": ["secretsmanager", "get-secret-value"]},
+	{"path": ["secretsmanager", "batch-get-secret-value"]},
+	{"path": ["ssm", "get-parameter"], "options": ["--with-decryption"]},
+	{"path": ["ssm", "get-parameters"], "options": ["--with-decryption"]},
+	{"path": ["ssm", "get-parameters-by-path"], "options": ["--with-decryption"]},
+	{"path": ["ecr", "get-login-password"]},
+	{"path": ["ecr-public", "get-login-password"]},
+	{"path": ["codeartifact", "get-authorization-token"]},
+	{"path": ["sts", "get-session-token"]},
+	{"path": ["sts", "assume-role"]},
+	{"path": ["configure", "export-credentials"]},
+	{"path": ["export-credentials"]},
+	{"path": ["configure", "get"], "operand": `(?i)secret|session_token|access_key`},
+	{"path": ["iam", "create-access-key"]},
+	{"path": ["kms", "decrypt"]},
+	{"path": ["rds", "generate-db-auth-token"]},
+]
+
+secret_printers["gcloud"] := [
+	{"path": ["secrets", "versions", "access"]},
+	{"path": ["print-access-token"]},
+	{"path": ["print-identity-token"]},
+	{"path": ["sql", "generate-login-token"]},
+	{"path": ["iam", "service-accounts", "keys", "create"], "operand": `^(-|/dev/stdout)$`},
+]
+
+secret_printers["az"] := [
+	{"path": ["keyvault", "secret", "show"]},
+	{"path": ["keyvault", "secret", "download"], "operand": `^/dev/stdout$`},
+	{"path": ["get-access-token"]},
+	{"path": ["storage", "account", "keys", "list"]},
+	{"path": ["acr", "credential", "show"]},
+	{"path": ["ad", "sp", "credential", "reset"]},
+	{"path": ["ad", "sp", "create-for-rbac"]},
+	{"path": ["cosmosdb", "keys", "list"]},
+]
+
+secret_printers["gh"] := [{"path": ["auth", "token"]}, {"path": ["auth", "status"], "options": ["-t", "--show-token"]}]
+
+secret_printers["glab"] := [{"path": ["auth", "status"], "options": ["-t", "--show-token"]}, {"path": ["config", "get", "token"]}]
+
+secret_printers["op"] := [
+	{"path": ["read"]}, {"path": ["item", "get"], "options": ["--reveal", "--fields", "--otp", "--format"]},
+	{"path": ["document", "get"]}, {"path": ["inject"], "not": ["-o", "--out-file"]},
+]
+
+secret_printers["pass"] := [{"path": ["show"]}, {"path": ["otp"]}]
+
+secret_printers["gopass"] := [{"path": ["show"]}, {"path": ["cat"]}, {"path": ["otp"]}]
+
+secret_printers["bw"] := [{"path": ["get", "password"]}, {"path": ["get", "item"]}, {"path": ["get", "notes"]}, {"path": ["get", "totp"]}, {"path": ["export"]}]
+
+secret_printers["lpass"] := [{"path": ["show"]}, {"path": ["export"]}]
+
+secret_printers["keepassxc-cli"] := [{"path": ["show"]}, {"path": ["export"]}]
+
+secret_printers["secret-tool"] := [{"path": ["lookup"]}]
+
+secret_printers["kwallet-query"] := [{"options": ["-r", "--read-password"]}]
+
+secret_printers["security"] := [
+	{"path": ["find-generic-password"], "options": ["-w", "-g"]},
+	{"path": ["find-internet-password"], "options": ["-w", "-g"]},
+	{"path": ["dump-keychain"], "options": ["-d"]},
+	{"path": ["export"]},
+]
+
+secret_printers["kubectl"] := [
 	{"path": ["get", "secret"], "output": `^(yaml|json|jsonpath.*|go-template.*|custom-columns.*|template.*)$`},
 	{"path": ["get", "secrets"], "output": `^(yaml|json|jsonpath.*|go-template.*|custom-columns.*|template.*)$`},
 	{"path": ["get"], "operand": `^secrets?/`, "output": `^(yaml|json|jsonpath.*|go-template.*|custom-columns.*|template.*)$`},
@@ -112,40 +103,142 @@ _kubectl_printers := [
 	{"path": ["config", "view"], "options": ["--raw", "--flatten"]},
 ]
 
-_npm_printers := [
+secret_printers["oc"] := [
+	{"path": ["get", "secret"], "output": `^(yaml|json|jsonpath.*|go-template.*|custom-columns.*|template.*)$`},
+	{"path": ["get", "secrets"], "output": `^(yaml|json|jsonpath.*|go-template.*|custom-columns.*|template.*)$`},
+	{"path": ["get"], "operand": `^secrets?/`, "output": `^(yaml|json|jsonpath.*|go-template.*|custom-columns.*|template.*)$`},
+	{"path": ["view-secret"]},
+	{"path": ["create", "token"]},
+	{"path": ["config", "view"], "options": ["--raw", "--flatten"]},
+]
+
+secret_printers["kubecolor"] := [
+	{"path": ["get", "secret"], "output": `^(yaml|json|jsonpath.*|go-template.*|custom-columns.*|template.*)$`},
+	{"path": ["get", "secrets"], "output": `^(yaml|json|jsonpath.*|go-template.*|custom-columns.*|template.*)$`},
+	{"path": ["get"], "operand": `^secrets?/`, "output": `^(yaml|json|jsonpath.*|go-template.*|custom-columns.*|template.*)$`},
+	{"path": ["view-secret"]},
+	{"path": ["create", "token"]},
+	{"path": ["config", "view"], "options": ["--raw", "--flatten"]},
+]
+
+secret_printers["git"] := [
+	{"path": ["credential", "fill"]}, {"path": ["credential", "get"]},
+	{"path": ["show"], "operand": `:(.*/)?(\.env(\.[A-Za-z0-9_-]+)?|\.envrc|[^/]*\.(pem|key|p12|pfx)|id_(rsa|dsa|ecdsa|ed25519)|credentials(\.json)?|secrets?\.ya?ml|\.npmrc|\.pypirc|\.netrc)$`, "except": `(?i)[.-](example|sample|template|dist|defaults|schema)$`},
+	{"path": ["cat-file"], "operand": `:(.*/)?(\.env(\.[A-Za-z0-9_-]+)?|\.envrc|[^/]*\.(pem|key)|id_(rsa|ed25519)|credentials(\.json)?)$`, "except": `(?i)[.-](example|sample|template|dist|defaults|schema)$`},
+]
+
+secret_printers["npm"] := [
 	{"path": ["config", "get"], "operand": `(?i)auth|token|password`},
 	{"path": ["token", "create"]},
 ]
 
-# The built-in rows of a program, and those a team added.
-_printer_rows(name) := array.concat(object.get(secret_printers, name, []), _team_rows(name))
+secret_printers["pnpm"] := [
+	{"path": ["config", "get"], "operand": `(?i)auth|token|password`},
+	{"path": ["token", "create"]},
+]
 
-_team_rows(name) := rows if {
-	rows := config.secret_printers[name]
-	is_array(rows)
-} else := []
+secret_printers["yarn"] := [
+	{"path": ["config", "get"], "operand": `(?i)auth|token|password`},
+	{"path": ["token", "create"]},
+]
 
+secret_printers["heroku"] := [{"path": ["config"]}, {"path": ["config:get"]}, {"path": ["auth:token"]}]
+
+secret_printers["doppler"] := [{"path": ["secrets", "download"]}, {"path": ["secrets", "get"]}, {"path": ["secrets"], "not": ["--only-names"]}, {"path": ["configure", "get", "token"]}]
+
+secret_printers["infisical"] := [{"path": ["secrets"]}, {"path": ["export"]}]
+
+secret_printers["chamber"] := [{"path": ["read"]}, {"path": ["export"]}]
+
+secret_printers["aws-vault"] := [{"path": ["export"]}]
+
+secret_printers["netlify"] := [{"path": ["env:get"]}, {"path": ["env:list"], "options": ["--plain", "--json"]}]
+
+secret_printers["railway"] := [{"path": ["variables"]}]
+
+secret_printers["pulumi"] := [{"path": ["stack", "output"], "options": ["--show-secrets"]}, {"path": ["config"], "options": ["--show-secrets"]}]
+
+secret_printers["firebase"] := [{"path": ["login:ci"]}]
+
+secret_printers["sf"] := [{"path": ["org", "display"], "options": ["--verbose"]}]
+
+secret_printers["gpg"] := [{"options": ["--export-secret-keys", "--export-secret-subkeys"]}, {"options": ["-d", "--decrypt"], "not": ["-o", "--output"]}]
+
+secret_printers["gpg2"] := [{"options": ["--export-secret-keys", "--export-secret-subkeys"]}]
+
+# Credential helpers print the login they are asked for.
+secret_printers["docker-credential-desktop"] := [{"path": ["get"]}]
+
+secret_printers["docker-credential-osxkeychain"] := [{"path": ["get"]}]
+
+secret_printers["docker-credential-pass"] := [{"path": ["get"]}]
+
+secret_printers["docker-credential-secretservice"] := [{"path": ["get"]}]
+
+secret_printers["docker-credential-wincred"] := [{"path": ["get"]}]
+
+secret_printers["docker-credential-ecr-login"] := [{"path": ["get"]}]
+
+secret_printers["docker-credential-gcloud"] := [{"path": ["get"]}]
+
+secret_printers["docker-credential-gcr"] := [{"path": ["get"]}]
+
+secret_printers["docker-credential-acr-env"] := [{"path": ["get"]}]
+
+secret_printers["git-credential-manager"] := [{"path": ["get"]}]
+
+secret_printers["git-credential-manager-core"] := [{"path": ["get"]}]
+
+secret_printers["git-credential-osxkeychain"] := [{"path": ["get"]}]
+
+secret_printers["git-credential-libsecret"] := [{"path": ["get"]}]
+
+secret_printers["git-credential-store"] := [{"path": ["get"]}]
+
+secret_printers["git-credential-cache"] := [{"path": ["get"]}]
+
+secret_printers["git-credential-wincred"] := [{"path": ["get"]}]
+
+secret_printers["git-credential-oauth"] := [{"path": ["get"]}]
+
+
+
+# The programs of the table, written out: a set test costs nothing, the
+# table lookup an evaluation (secret_commands_test.rego keeps them equal).
+_printer_programs := {"ansible-vault", "aws", "aws-vault", "az", "bw", "chamber", "docker-credential-acr-env", "docker-credential-desktop", "docker-credential-ecr-login", "docker-credential-gcloud", "docker-credential-gcr", "docker-credential-osxkeychain", "docker-credential-pass", "docker-credential-secretservice", "docker-credential-wincred", "doppler", "firebase", "gcloud", "gh", "git", "git-credential-cache", "git-credential-libsecret", "git-credential-manager", "git-credential-manager-core", "git-credential-oauth", "git-credential-osxkeychain", "git-credential-store", "git-credential-wincred", "glab", "gopass", "gpg", "gpg2", "heroku", "infisical", "keepassxc-cli", "kubecolor", "kubectl", "kwallet-query", "lpass", "netlify", "npm", "oc", "op", "pass", "pnpm", "pulumi", "railway", "secret-tool", "security", "sf", "sops", "vault", "yarn"}
+
+# The rows a team added are looked up apart.
 _credential_access contains _command_trigger(cmd) if {
 	input.ahp.tool.family == "shell"
-	some name, ixs in programs
-	rows := _printer_rows(name)
-	count(rows) > 0
+	some name, ixs in input.ahp.shell.programs
+	name in _printer_programs
+	rows := secret_printers[name]
 	some i in ixs
 	cmd := input.ahp.shell.commands[i]
 	some row in rows
+	_may_print(cmd.args, row)
 	_prints_secret(cmd, row)
 	not _secret_consumed(i)
 }
 
-# Credential helpers print the login they are asked for.
 _credential_access contains _command_trigger(cmd) if {
 	input.ahp.tool.family == "shell"
-	some name, ixs in programs
-	regex.match(`^(docker|git)-credential-`, name)
+	data.ahp_opa.config.secret_printers
+	some name, ixs in input.ahp.shell.programs
+	rows := config.secret_printers[name]
+	is_array(rows)
 	some i in ixs
 	cmd := input.ahp.shell.commands[i]
-	"get" in cmd.args
+	some row in rows
+	_may_print(cmd.args, row)
+	_prints_secret(cmd, row)
+	not _secret_consumed(i)
 }
+
+# A cheap first look: the row's first word is among the arguments.
+_may_print(a, row) if row.path[0] in a
+
+_may_print(_, row) if not row.path
 
 _prints_secret(cmd, row) if {
 	ops := args.operands(cmd.args)

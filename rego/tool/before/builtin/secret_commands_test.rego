@@ -1,5 +1,7 @@
 package ahp.tool.before.builtin_test
 
+import data.ahp.tool.before.builtin
+
 # dev.ahp-opa.secrets.credential-file: commands that print secrets
 # (secret_commands.rego).
 
@@ -77,4 +79,14 @@ test_secret_printing_lookalikes_allowed if {
 	] {
 		lookalike_allowed(bash(c), "dev.ahp-opa.secrets.credential-file")
 	}
+}
+
+test_secret_printer_programs_match_the_table if {
+	builtin._printer_programs == {name | some name, _ in builtin.secret_printers}
+}
+
+test_secret_printers_from_the_team_denied if {
+	cfg := {"secret_printers": {"acme-vault": [{"path": ["reveal"]}]}}
+	"dev.ahp-opa.secrets.credential-file" in codes_with(bash("acme-vault reveal prod/db"), cfg)
+	not "dev.ahp-opa.secrets.credential-file" in codes_with(bash("acme-vault list"), cfg)
 }
