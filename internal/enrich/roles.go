@@ -249,6 +249,10 @@ func searchScope(tool string, input ast.Object, named []string) (keys, paths []s
 			}
 		}
 	}
+	// Claude's Grep filters by file type too: type "py" is *.py.
+	if t, ok := text(input, "type"); ok && tool == "grep" && t != "" && !strings.ContainsAny(t, "/*?[{") {
+		filters = append(filters, "*."+t)
+	}
 	for _, f := range filters {
 		if f == "" || isPathPattern(f) {
 			continue

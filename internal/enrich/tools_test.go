@@ -252,6 +252,7 @@ func TestSearchScope(t *testing.T) {
 	}{
 		{"glob without path", map[string]any{"name": "Glob", "input": map[string]any{"pattern": "**/*.go"}}, []string{"/home/dev/repo", "/home/dev/repo/**/*.go"}},
 		{"grep glob under home", map[string]any{"name": "Grep", "input": map[string]any{"pattern": "x", "path": "~", "glob": ".aws/*"}}, []string{"/home/dev/.aws/*"}},
+		{"grep type", map[string]any{"name": "Grep", "input": map[string]any{"pattern": "x", "path": "/home/dev", "type": "py"}}, []string{"/home/dev/**/*.py"}},
 		{"grep bare glob", map[string]any{"name": "Grep", "input": map[string]any{"pattern": "x", "path": "/home/dev", "glob": "*.json"}}, []string{"/home/dev/**/*.json"}},
 		{"gemini include", map[string]any{"name": "search_file_content", "input": map[string]any{"pattern": "x", "dir_path": "/home/dev", "include": "**/*.py"}}, []string{"/home/dev/**/*.py"}},
 		{"windsurf Includes", map[string]any{"name": "grep_search", "input": map[string]any{"Query": "x", "SearchPath": "/srv", "Includes": []any{"*.go", "*.md"}}}, []string{"/srv/**/*.go", "/srv/**/*.md"}},
