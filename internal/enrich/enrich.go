@@ -426,8 +426,10 @@ func (en *enricher) shell(raw ast.Value, lim shell.Limits) *ast.Term {
 	default:
 		return nil
 	}
-	// Code handed to interpreters (python -c, perl -e, heredocs) runs
-	// commands too: they are appended to the analysis.
+	// What npm run, make, ./script.sh … run is read from the workspace
+	// and appended, then code handed to interpreters (python -c, perl -e,
+	// heredocs), which runs commands too.
+	fol := en.follow(a, lim)
 	progs := inline.Expand(a, lim)
 	en.analysis = a
 	cmds := make([]*ast.Term, len(a.Commands))
@@ -435,6 +437,8 @@ func (en *enricher) shell(raw ast.Value, lim shell.Limits) *ast.Term {
 		cmds[i] = en.command(&a.Commands[i])
 	}
 	addInline(cmds, progs)
+	addFollowed(cmds, fol)
+	en.addPackages(cmds, a)
 	items := [][2]*ast.Term{
 		{keyCommand, ast.StringTerm(script)},
 		{keyCommands, ast.ArrayTerm(cmds...)},

@@ -68,8 +68,12 @@ _arg_trigger(cmd, a, _) := concat("", [_unwrapped_from(cmd), cmd.name, " ", a]) 
 _arg_trigger(cmd, a, what) := concat("", [_unwrapped_from(cmd), cmd.name, " ", what]) if count(a) > 80
 
 # _unwrapped_from(cmd) names the command a nested one was found in, for
-# the reviewer: "bash -c → rm -rf ~", "find -exec → rm -rf {}".
-_unwrapped_from(cmd) := concat("", [input.ahp.shell.commands[cmd.parent].name, object.get(_via_words, cmd.via, ""), " → "]) if {
+# the reviewer: "bash -c → rm -rf ~", "find -exec → rm -rf {}", and for
+# a followed definition the command that runs it: "npm run release →
+# npm publish".
+_unwrapped_from(cmd) := concat("", [input.ahp.shell.commands[cmd.parent].resolved.run, " → "]) if {
+	cmd.via == "script"
+} else := concat("", [input.ahp.shell.commands[cmd.parent].name, object.get(_via_words, cmd.via, ""), " → "]) if {
 	cmd.parent >= 0
 } else := ""
 

@@ -23,7 +23,7 @@ violation contains {
 		"Build and test locally (or use --dry-run), and ask the user to publish.",
 	]),
 	"code": "dev.ahp-opa.publish.package",
-	"trigger": concat(" ", array.concat([cmd.name], array.slice(args.operands(cmd.args), 0, 2))),
+	"trigger": concat("", [_unwrapped_from(cmd), concat(" ", array.concat([cmd.name], array.slice(args.operands(cmd.args), 0, 2)))]),
 } if {
 	input.ahp.shell.classes.publisher
 	some i in input.ahp.shell.classes.publisher
@@ -52,7 +52,7 @@ violation contains {
 		"Build locally (docker build, --load) and ask the user to push.",
 	]),
 	"code": "dev.ahp-opa.publish.image",
-	"trigger": concat(" ", array.concat([cmd.name], array.slice(args.operands(cmd.args), 0, 2))),
+	"trigger": concat("", [_unwrapped_from(cmd), concat(" ", array.concat([cmd.name], array.slice(args.operands(cmd.args), 0, 2)))]),
 } if {
 	input.ahp.shell.classes.release
 	some i in input.ahp.shell.classes.release

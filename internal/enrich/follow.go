@@ -1,0 +1,232 @@
+package enrich
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/open-policy-agent/opa/v1/ast"
+
+	"github.com/ahp-opa/ahp-opa/internal/indirect"
+	"github.com/ahp-opa/ahp-opa/internal/shell"
+)
+
+// Bounds of following indirection in one command: how many definitions
+// are followed, how many hops deep (npm run release → make dist →
+// ./scripts/dist.sh), and how many bytes of their text are analysed.
+const (
+	maxFollowed  = 16
+	maxHops      = 4
+	followBudget = 256 << 10
+)
+
+var (
+	keyFollowResolved   = ast.StringTerm("resolved")
+	keyFollowUnresolved = ast.StringTerm("unresolved")
+	keyFollowKind       = ast.StringTerm("kind")
+	keyFollowFrom       = ast.StringTerm("from")
+	keyFollowRun        = ast.StringTerm("run")
+	keyFollowSteps      = ast.StringTerm("steps")
+	keyFollowWhy        = ast.StringTerm("why")
+	keyFollowDropped    = ast.StringTerm("dropped")
+	keyFollowPackage    = ast.StringTerm("package")
+	keyFollowDeclared   = ast.StringTerm("declared")
+	keyFollowManifest   = ast.StringTerm("manifest")
+)
+
+// followed is what one command that runs a definition resolved to.
+type followed struct {
+	cmd        int
+	res        indirect.Result
+	run        string // the command as named in reasons: npm run release
+	parseError string // of the followed text
+	dropped    int    // commands left out past the command limit
+}
+
+// follow resolves the commands of a that run a definition of the
+// workspace (npm run, make, just, rake, task, a script file) and appends
+// what those definitions run to a, as commands reached via "script", so
+// that every rule applies to them as if typed. Nothing is executed; the
+// reads are bounded and cached (internal/indirect).
+func (en *enricher) follow(a *shell.Analysis, lim shell.Limits) []followed {
+	if len(en.pc.roots) == 0 || en.pc.cwd == "" {
+		return nil
+	}
+	var out []followed
+	hops := make(map[int]int)
+	budget := followBudget
+	for i := 0; i < len(a.Commands) && len(out) < maxFollowed; i++ {
+		c := &a.Commands[i]
+		if len(c.Argv) == 0 || !mayFollow(c) {
+			continue
+		}
+		h := 0
+		if c.Via == shell.ViaScript {
+			h = hops[c.Parent] + 1
+		}
+		hops[i] = h
+		dir := en.pc.cwd
+		if c.Dir != "" {
+			d := en.pc.resolve(c.Dir)
+			if !isAbs(d.abs) || d.dynamic {
+				continue
+			}
+			dir = d.abs
+		}
+		res, ok := indirect.Resolve(c.Argv, c.Dynamic, indirect.Workspace{Dir: dir, Roots: en.pc.roots})
+		if !ok {
+			continue
+		}
+		f := followed{cmd: i, res: res, run: runLabel(c)}
+		if res.Resolved() && h >= maxHops {
+			f.res = indirect.Result{Kind: res.Kind, From: res.From, Why: "followed more than " + strconv.Itoa(maxHops) + " definitions deep"}
+		} else if res.Resolved() {
+			for _, st := range res.Steps {
+				budget -= len(st.Script)
+				if budget < 0 {
+					f.res.Why = "the definitions followed are longer than " + strconv.Itoa(followBudget) + " bytes in all"
+					break
+				}
+				sub := shell.Analyze(st.Script, lim)
+				if sub.ParseError != "" && f.parseError == "" {
+					f.parseError = st.From + ": " + sub.ParseError
+				}
+				f.dropped += a.Splice(sub, i, shell.ViaScript, st.Dir, lim.MaxCommands)
+			}
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+// mayFollow is a cheap test that a command can run a definition, so
+// that ordinary commands cost no more than this.
+func mayFollow(c *shell.Command) bool {
+	switch c.Name {
+	case "npm", "pnpm", "yarn", "bun", "make", "gmake", "just", "rake", "task", "go-task", "cargo",
+		"sh", "bash", "zsh", "dash", "ksh":
+		return true
+	}
+	return strings.Contains(c.Argv[0], "/")
+}
+
+// runLabel names a followed command in reasons: the program and its
+// first two operands (npm run release, make deploy, ./scripts/x.sh).
+func runLabel(c *shell.Command) string {
+	words := []string{c.Name}
+	if strings.Contains(c.Argv[0], "/") {
+		words[0] = c.Argv[0]
+	}
+	for _, a := range c.Args() {
+		if len(words) == 3 {
+			break
+		}
+		if !strings.HasPrefix(a, "-") {
+			words = append(words, a)
+		}
+	}
+	return strings.Join(words, " ")
+}
+
+// addFollowed marks the commands followed with what they resolved to:
+// resolved {kind, from, run, steps} or unresolved {kind, run, why}.
+func addFollowed(cmds []*ast.Term, fs []followed) {
+	for _, f := range fs {
+		if f.cmd >= len(cmds) {
+			continue
+		}
+		obj := cmds[f.cmd].Value.(ast.Object)
+		items := [][2]*ast.Term{
+			{keyFollowKind, ast.StringTerm(f.res.Kind)},
+			{keyFollowRun, ast.StringTerm(f.run)},
+		}
+		if f.res.From != "" {
+			items = append(items, [2]*ast.Term{keyFollowFrom, ast.StringTerm(f.res.From)})
+		}
+		if !f.res.Resolved() {
+			items = append(items, [2]*ast.Term{keyFollowWhy, ast.StringTerm(f.res.Why)})
+			obj.Insert(keyFollowUnresolved, ast.ObjectTerm(items...))
+			continue
+		}
+		steps := make([]*ast.Term, len(f.res.Steps))
+		for i, st := range f.res.Steps {
+			steps[i] = ast.StringTerm(st.From)
+		}
+		items = append(items, [2]*ast.Term{keyFollowSteps, ast.ArrayTerm(steps...)})
+		if f.parseError != "" {
+			items = append(items, [2]*ast.Term{keyParseError, ast.StringTerm(f.parseError)})
+		}
+		if f.dropped > 0 {
+			items = append(items, [2]*ast.Term{keyFollowDropped, ast.InternedTerm(f.dropped)})
+		}
+		obj.Insert(keyFollowResolved, ast.ObjectTerm(items...))
+	}
+}
+
+// addPackages marks the commands that run a package by name from the
+// registry (npx, bunx, pnpm dlx, yarn dlx, npm exec) with that package
+// and whether the project declares it: package {name, declared,
+// manifest}, manifest false when no package.json could be read.
+func (en *enricher) addPackages(cmds []*ast.Term, a *shell.Analysis) {
+	if len(en.pc.roots) == 0 || en.pc.cwd == "" {
+		return
+	}
+	for i := range a.Commands {
+		c := &a.Commands[i]
+		pkg := packageRun(c)
+		if pkg == "" || i >= len(cmds) {
+			continue
+		}
+		dir := en.pc.cwd
+		if c.Dir != "" {
+			if d := en.pc.resolve(c.Dir); isAbs(d.abs) && !d.dynamic {
+				dir = d.abs
+			}
+		}
+		declared, found := indirect.Dependency(pkg, indirect.Workspace{Dir: dir, Roots: en.pc.roots})
+		items := [][2]*ast.Term{{keyName, ast.StringTerm(pkg)}}
+		if declared {
+			items = append(items, [2]*ast.Term{keyFollowDeclared, termTrue})
+		}
+		if found {
+			items = append(items, [2]*ast.Term{keyFollowManifest, termTrue})
+		}
+		cmds[i].Value.(ast.Object).Insert(keyFollowPackage, ast.ObjectTerm(items...))
+	}
+}
+
+// packageRun returns the package a command fetches and runs by name, or
+// "".
+func packageRun(c *shell.Command) string {
+	args := c.Args()
+	switch c.Name {
+	case "npx", "bunx", "pnpx":
+	case "pnpm", "yarn", "bun":
+		if len(args) == 0 || (args[0] != "dlx" && args[0] != "x") {
+			return ""
+		}
+		args = args[1:]
+	case "npm":
+		if len(args) == 0 || (args[0] != "exec" && args[0] != "x") {
+			return ""
+		}
+		args = args[1:]
+	default:
+		return ""
+	}
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "-p" || a == "--package":
+			if i+1 < len(args) {
+				return args[i+1]
+			}
+		case strings.HasPrefix(a, "--package="):
+			return strings.TrimPrefix(a, "--package=")
+		case a == "--":
+		case strings.HasPrefix(a, "-"):
+		default:
+			return a
+		}
+	}
+	return ""
+}
