@@ -29,6 +29,7 @@ type variable struct {
 	known   bool
 	sources []int    // commands whose output the value holds
 	written string   // an unknown value as written ($HOME), for loop items
+	ref     string   // the variable a nameref (declare -n) stands for
 	array   bool     // an indexed array, whose elements are items
 	items   []string // the elements of an array
 }
@@ -53,6 +54,8 @@ type analyzer struct {
 	stage       [2]int             // commands of the last pipeline stage walked
 	stdin       []int              // commands piped into the statement being walked
 	texts       map[string]string  // known text of files written and of <(…)
+	aliases     map[string]string  // aliases defined so far
+	expanding   map[string]bool    // aliases being expanded
 }
 
 // funcDef is a function definition and where it was made.
@@ -434,6 +437,10 @@ func (a *analyzer) decl(c *syntax.DeclClause, s *syntax.Stmt, sc scope) {
 		case as.Name != nil:
 			v, in := a.assignValue(as, idx, sc)
 			a.inputs[idx] = append(a.inputs[idx], in...)
+			if nameref(argv) && v.known {
+				// declare -n r=x: $r reads x from now on.
+				v = variable{ref: v.value}
+			}
 			a.vars[as.Name.Value] = v
 			if as.Naked {
 				argv = append(argv, as.Name.Value)
@@ -448,6 +455,16 @@ func (a *analyzer) decl(c *syntax.DeclClause, s *syntax.Stmt, sc scope) {
 	cmd := &a.out.Commands[idx]
 	cmd.Name = Normalize(argv[0])
 	cmd.Argv, cmd.Dynamic, cmd.Redirects = argv, dyn, redirs
+}
+
+// nameref reports whether the declaration so far has -n.
+func nameref(argv []string) bool {
+	for _, a := range argv[1:] {
+		if strings.HasPrefix(a, "-") && strings.Contains(a, "n") && !strings.HasPrefix(a, "--") {
+			return true
+		}
+	}
+	return false
 }
 
 // assign records a shell variable set by NAME=value.

@@ -217,7 +217,12 @@ func isAssignment(s string) bool {
 // then parses any script the command hands to a shell.
 func (a *analyzer) exec(idx int, words []field, env []Assign, redirs []Redirect, sc scope, bg bool) {
 	var wrapped []string
+	// An alias's text is analysed nested; the command stays as written.
+	a.expandAlias(idx, words, sc)
 	for len(words) > 0 {
+		if f, ok := lookedUp(words[0]); ok {
+			words = append([]field{f}, words[1:]...)
+		}
 		name := Normalize(words[0].text)
 		w, ok := wrappers[name]
 		if !ok {
@@ -499,10 +504,13 @@ func (a *analyzer) nested(idx int, name string, args []field, env []Assign, redi
 		}
 	case name == "alias":
 		for _, f := range operandsOf(args) {
-			if _, value, ok := strings.Cut(f.text, "="); ok && !f.subst {
+			if n, value, ok := strings.Cut(f.text, "="); ok && !f.subst {
+				a.defineAlias(n, value)
 				run(value, ViaAlias)
 			}
 		}
+	case name == "expect":
+		a.expect(idx, args, redirs, sc)
 	case name == "watch":
 		ops := operandsAfterOptions(args, "nd", []string{"--interval", "--differences"})
 		if len(ops) > 0 {

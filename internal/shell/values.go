@@ -137,6 +137,9 @@ func (a *analyzer) lookup(name string, index syntax.ArithmExpr) (expanded, bool)
 		return expanded{vals: []string{"$" + name}}, true
 	}
 	v, set := a.vars[name]
+	for hops := 0; v.ref != "" && hops < 8; hops++ {
+		v, set = a.vars[v.ref]
+	}
 	if name == "IFS" && !set {
 		return expanded{vals: []string{defaultIFS}, known: true}, true
 	}
