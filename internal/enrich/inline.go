@@ -18,6 +18,7 @@ var (
 	keyNetwork       = ast.StringTerm("network")
 	keyReverseShell  = ast.StringTerm("reverse_shell")
 	keyExecutesStdin = ast.StringTerm("executes_stdin")
+	keyDynamicLookup = ast.StringTerm("dynamic_lookup")
 )
 
 // addInline marks, in the command objects cmds, the interpreters that run
@@ -50,6 +51,7 @@ func addInline(cmds []*ast.Term, progs []inline.Program) {
 		}{
 			{keyDynamicCode, p.Dynamic}, {keyDecodes, p.Decodes}, {keyNetwork, p.Network},
 			{keyReverseShell, p.ReverseShell}, {keyExecutesStdin, p.ExecutesStdin},
+			{keyDynamicLookup, p.DynamicLookup},
 		} {
 			if f.on {
 				items = append(items, [2]*ast.Term{f.key, termTrue})

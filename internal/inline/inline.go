@@ -53,6 +53,11 @@ type Program struct {
 	// ExecutesStdin is set when the program runs code it reads from its
 	// standard input: exec(sys.stdin.read()).
 	ExecutesStdin bool
+	// DynamicLookup is set when the program reaches a module or function
+	// by a name computed at run time (getattr(m, name), __import__(x),
+	// require(x)), which no reading of the code can follow. Lookups by
+	// literal names ('sys'+'tem') are folded into plain calls instead.
+	DynamicLookup bool
 }
 
 // Call is a command an inline program runs.
@@ -89,6 +94,7 @@ func Expand(a *shell.Analysis, lim shell.Limits) []Program {
 			break
 		}
 		f := &facts{}
+		code, lookup := unfold(l.name, code)
 		scan(l, code, f, 0)
 		if f.truncated && a.Incomplete == "" {
 			a.Incomplete = "an inline program is too long or too nested to analyse"
@@ -98,6 +104,8 @@ func Expand(a *shell.Analysis, lim shell.Limits) []Program {
 		p.Dynamic = f.dynamic
 		p.Decodes = f.decodes
 		p.ExecutesStdin = f.executesStdin
+		p.DynamicLookup = lookup
+		p.Dynamic = p.Dynamic || lookup
 		fetches := false
 		for _, x := range f.acts {
 			if x.kind == actFetch {

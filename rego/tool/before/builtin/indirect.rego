@@ -278,3 +278,28 @@ _runs_without_asking(cmd) if {
 }
 
 _runs_without_asking(cmd) if cmd.name in {"pnpm", "yarn", "bunx", "bun"}
+
+# METADATA
+# title: Inline code that calls a function looked up by a computed name
+# description: |
+#   Denies interpreter code (python -c, node -e, a heredoc) that reaches a
+#   module or function by a name built at run time: getattr(os, name),
+#   __import__(x), globals()[x], require(x) of a variable. No reading of
+#   the code can tell what it calls. Lookups by literal names, even split
+#   ('sys'+'tem'), are folded into the plain call and judged as such.
+# custom:
+#   severity: high
+#   code: dev.ahp-opa.exec.dynamic-lookup
+violation contains {
+	"reason": concat(" ", [
+		"Blocked inline code that calls a function looked up by a name computed at run time, so what it runs cannot be checked.",
+		"Call the function by its name in a script file the user can review.",
+	]),
+	"code": "dev.ahp-opa.exec.dynamic-lookup",
+	"trigger": concat("", [_unwrapped_from(cmd), cmd.name, " ", cmd.code.source, " (dynamic lookup)"]),
+} if {
+	input.ahp.shell.classes.interpreter
+	some i in input.ahp.shell.classes.interpreter
+	cmd := input.ahp.shell.commands[i]
+	cmd.code.dynamic_lookup
+}

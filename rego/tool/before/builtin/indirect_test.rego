@@ -68,3 +68,27 @@ test_untrusted_source_npx if {
 	ok := {v.code | some v in data.ahp.tool.before.builtin.violation with input as _npx_input({"declared": true})}
 	not "dev.ahp-opa.supply.untrusted-source" in ok
 }
+
+# dev.ahp-opa.exec.dynamic-lookup
+
+test_dynamic_lookup_denied if {
+	denied_only(bash(`python3 -c "import os,sys; getattr(os, sys.argv[1])('id')" system`), "dev.ahp-opa.exec.dynamic-lookup")
+	denies(bash(`python3 -c "m = __import__(input()); m.system('id')"`), "dev.ahp-opa.exec.dynamic-lookup")
+}
+
+test_dynamic_lookup_node_denied if {	denies(bash(`node -e "const m = process.argv[1]; require(m).execSync('id')" child_process`), "dev.ahp-opa.exec.dynamic-lookup")
+}
+
+test_dynamic_lookup_folded_denied if {
+	denies(bash(`python3 -c "getattr(__import__('os'), 'sys'+'tem')('rm -rf ~')"`), "dev.ahp-opa.fs.rm-recursive-critical")
+	denies(bash(`python3 -c "import importlib; importlib.import_module('o'+'s').system('rm -rf /')"`), "dev.ahp-opa.fs.rm-recursive-critical")
+	denies(bash(`node -e "require('child_'+'process')['execSync']('rm -rf ~')"`), "dev.ahp-opa.fs.rm-recursive-critical")
+	denies(bash(`python3 -c "import shutil,glob; [shutil.rmtree(d) for d in glob.glob('/home/dev/*')]"`), "dev.ahp-opa.fs.rm-recursive-critical")
+}
+
+test_dynamic_lookup_lookalikes_allowed if {
+	lookalike_allowed(bash(`python3 -c "import os; print(getattr(os, 'sep', '/'))"`), "dev.ahp-opa.exec.dynamic-lookup")
+	lookalike_allowed(bash(`python3 -c "import importlib; print(importlib.import_module('json').dumps({}))"`), "dev.ahp-opa.exec.dynamic-lookup")
+	lookalike_allowed(bash(`node -e "console.log(require('./package.json').version)"`), "dev.ahp-opa.exec.dynamic-lookup")
+	lookalike_allowed(bash(`python3 -c "import glob,os; [os.remove(f) for f in glob.glob('build/*.o')]"`), "dev.ahp-opa.exec.dynamic-lookup")
+}
