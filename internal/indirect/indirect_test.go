@@ -33,7 +33,7 @@ var sample = map[string]string{
 	"Taskfile.yml":       "version: '3'\ntasks:\n  default:\n    cmds: [task: lint]\n  lint: golangci-lint run\n  release:\n    deps: [lint]\n    cmds:\n      - goreleaser release --clean\n      - cmd: gh release edit v1 --draft=false\n",
 	"scripts/release.sh": "#!/usr/bin/env bash\nset -euo pipefail\ngit tag \"v$1\"\ngit push origin \"v$1\"\n",
 	"scripts/gen.py":     "#!/usr/bin/env python3\nimport shutil\nshutil.rmtree('/tmp/out')\n",
-	"sub/package.json":   `{"scripts":{"start":"node server.js"}}`,
+	"sub/package.json":   `{"scripts":{"start":"node server.js","install":"node-gyp rebuild"}}`,
 }
 
 func TestResolve(t *testing.T) {
@@ -45,6 +45,7 @@ func TestResolve(t *testing.T) {
 		scripts []string // each step's script, in order
 		why     string   // a part of the reason it is unresolved
 		notOurs bool     // Resolve answers false
+		dir     string   // the directory it runs in, under the workspace
 	}{
 		{argv: "npm run release", from: "package.json#scripts.release", scripts: []string{"npm run build", "npm publish", "git push --tags"}},
 		{argv: "npm run-script build -- --watch", from: "package.json#scripts.build", scripts: []string{"tsc -p . --watch"}},
@@ -52,7 +53,8 @@ func TestResolve(t *testing.T) {
 		{argv: "yarn build", from: "package.json#scripts.build", scripts: []string{"tsc -p ."}},
 		{argv: "pnpm --dir sub start", from: "sub/package.json#scripts.start", scripts: []string{"node server.js"}},
 		{argv: "yarn add left-pad", notOurs: true},
-		{argv: "npm install", notOurs: true},
+		{argv: "npm install", from: "package.json#scripts (install hooks)"},
+		{argv: "npm ci", from: "package.json#scripts (install hooks)", scripts: []string{"node-gyp rebuild"}, dir: "sub"},
 		{argv: "npm run nonesuch", why: "no script nonesuch in package.json"},
 		{argv: "make", from: "Makefile#all", scripts: []string{"go build ./..."}},
 		{argv: "make deploy TAG=v2", from: "Makefile#deploy", scripts: []string{"go build ./...", "docker push ghcr.io/acme/app:v2", "kubectl apply -f k8s/  \t  --context prod"}},
@@ -81,6 +83,8 @@ func TestResolve(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.argv, func(t *testing.T) {
 			argv := fields(tt.argv)
+			ws := ws
+			ws.Dir = filepath.Join(ws.Dir, tt.dir)
 			res, ok := Resolve(argv, nil, ws)
 			if tt.notOurs {
 				if ok {

@@ -85,6 +85,10 @@ func (r *reader) packageScript(runner string, args []string, dynamic []bool) (Re
 			// Another option; those of interest here take no value.
 		case script == "" && !explicit && (a == "run" || a == "run-script" || a == "rum" || a == "urn"):
 			explicit = true
+		case script == "" && !explicit && (a == "install" || a == "i" || a == "ci" || a == "add" && runner != "npm"):
+			// The project's own install hooks run on install; with
+			// package names it installs those too, and still runs them.
+			return r.installHooks(runner, dir)
 		case script == "":
 			if !explicit {
 				if runner == "npm" && !lifecycleAliases[a] {
@@ -172,4 +176,29 @@ func Dependency(pkg string, ws Workspace) (declared, found bool) {
 		return false, false
 	}
 	return m.deps[name], true
+}
+
+// installHooks resolves npm install (ci, yarn, pnpm install …): the
+// project's preinstall, install, postinstall and prepare scripts run.
+func (r *reader) installHooks(runner, dir string) (Result, bool) {
+	file, why := r.findUp(dir, "package.json")
+	if why != "" {
+		return Result{Kind: "npm", Why: why}, true
+	}
+	v, why, _ := r.parsed("package.json", file, parseManifest)
+	if why != "" {
+		return Result{Kind: "npm", Why: why}, true
+	}
+	m := v.(*manifest)
+	if m.bad != "" {
+		return Result{Kind: "npm", Why: m.bad}, true
+	}
+	name := r.rel(file)
+	res := Result{Kind: "npm", From: name + "#scripts (install hooks)"}
+	for _, hook := range []string{"preinstall", "install", "postinstall", "prepare"} {
+		if body, ok := m.scripts[hook]; ok {
+			res.Steps = append(res.Steps, Step{From: name + "#scripts." + hook, Script: body, Dir: path.Dir(file)})
+		}
+	}
+	return res, true
 }
