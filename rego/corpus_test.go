@@ -51,6 +51,10 @@ type corpusCase struct {
 	Source string `json:"source,omitempty"`
 	// Why justifies a real-world command that is denied on purpose.
 	Why string `json:"why,omitempty"`
+	// Files, when set, are the workspace the call runs in (relative name
+	// → content): what npm run, make or a script resolve to is read from
+	// them.
+	Files map[string]string `json:"files,omitempty"`
 
 	file string
 	line int
@@ -134,6 +138,25 @@ func (c corpusCase) event() map[string]any {
 	return ev
 }
 
+// workspace writes the case's files under a new directory and returns it.
+func (c corpusCase) workspace(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	for name, content := range c.Files {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if !strings.HasPrefix(p, dir+string(filepath.Separator)) {
+			t.Fatalf("%s: file %q leaves the workspace", c.where(), name)
+		}
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
 // tally counts one family's outcomes.
 type tally struct {
 	dangerous, caught int
@@ -168,7 +191,12 @@ func TestCorpus(t *testing.T) {
 		if i%step != 0 {
 			continue
 		}
-		ev, err := transport.EventOfMap(c.event())
+		evm := c.event()
+		if len(c.Files) > 0 {
+			dir := c.workspace(t)
+			evm["session"] = map[string]any{"id": "corpus", "cwd": dir, "workspaceRoots": []any{dir}}
+		}
+		ev, err := transport.EventOfMap(evm)
 		if err != nil {
 			t.Fatalf("%s: %v", c.where(), err)
 		}
@@ -184,10 +212,16 @@ func TestCorpus(t *testing.T) {
 		for _, m := range d.Matches {
 			codes = append(codes, m.Code)
 		}
-		f := families[c.Family]
+		// Held-out files (heldout-*.jsonl) are reported apart: the
+		// rules were not tuned on them.
+		family := c.Family
+		if strings.HasPrefix(filepath.Base(c.file), "heldout-") {
+			family = "heldout:" + family
+		}
+		f := families[family]
 		if f == nil {
 			f = &tally{}
-			families[c.Family] = f
+			families[family] = f
 		}
 		switch {
 		case c.Expect == "allow" || c.Why != "":

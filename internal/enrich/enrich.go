@@ -534,8 +534,8 @@ func mentions(cmds []shell.Command) *ast.Term {
 	for _, word := range mentionWords {
 		var idx []*ast.Term
 		for i := range cmds {
-			for _, a := range cmds[i].Args() {
-				if strings.Contains(a, word) {
+			for j, a := range cmds[i].Args() {
+				if strings.Contains(a, word) && !scriptArg(&cmds[i], j) {
 					idx = append(idx, ast.InternedTerm(i))
 					break
 				}
@@ -636,6 +636,9 @@ func (en *enricher) command(c *shell.Command) *ast.Term {
 		for i, arg := range c.Args() {
 			if arg == "--" && !afterDashes {
 				afterDashes = true
+				continue
+			}
+			if scriptArg(c, i) {
 				continue
 			}
 			if c.Name == "dd" && (strings.HasPrefix(arg, "of=") || strings.HasPrefix(arg, "if=")) {

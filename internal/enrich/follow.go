@@ -230,3 +230,10 @@ func packageRun(c *shell.Command) string {
 	}
 	return ""
 }
+
+// scriptArg reports whether the argument at i of c's Args is a script
+// whose commands the analysis lists nested (expect -c '…'): its text
+// names no file and mentions nothing of its own.
+func scriptArg(c *shell.Command, i int) bool {
+	return c.Name == "expect" && i > 0 && c.Argv[i] == "-c"
+}
