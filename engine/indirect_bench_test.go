@@ -36,9 +36,10 @@ func BenchmarkDecideIndirect(b *testing.B) {
 	for _, c := range cases {
 		b.Run(c.name, func(b *testing.B) {
 			ctx := context.Background()
+			req := request(b, c.event)
 			b.ReportAllocs()
 			for b.Loop() {
-				if _, err := e.Decide(ctx, c.event); err != nil {
+				if _, err := verdict(e.Judge(ctx, req)); err != nil {
 					b.Fatal(err)
 				}
 			}
