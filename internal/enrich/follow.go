@@ -52,7 +52,7 @@ func (en *enricher) follow(a *shell.Analysis, lim shell.Limits) []followed {
 		return nil
 	}
 	var out []followed
-	hops := make(map[int]int)
+	var hops map[int]int // made on the first command followed
 	budget := followBudget
 	for i := 0; i < len(a.Commands) && len(out) < maxFollowed; i++ {
 		c := &a.Commands[i]
@@ -63,7 +63,6 @@ func (en *enricher) follow(a *shell.Analysis, lim shell.Limits) []followed {
 		if c.Via == shell.ViaScript {
 			h = hops[c.Parent] + 1
 		}
-		hops[i] = h
 		dir := en.pc.cwd
 		if c.Dir != "" {
 			d := en.pc.resolve(c.Dir)
@@ -76,6 +75,10 @@ func (en *enricher) follow(a *shell.Analysis, lim shell.Limits) []followed {
 		if !ok {
 			continue
 		}
+		if hops == nil {
+			hops = map[int]int{}
+		}
+		hops[i] = h
 		f := followed{cmd: i, res: res, run: runLabel(c)}
 		if res.Resolved() && h >= maxHops {
 			f.res = indirect.Result{Kind: res.Kind, From: res.From, Why: "followed more than " + strconv.Itoa(maxHops) + " definitions deep"}

@@ -44,28 +44,38 @@ func unfold(lang, code string) (string, bool) {
 	default:
 		return code, false
 	}
-	if !strings.Contains(code, "+") && !strings.Contains(code, "[") && !strings.Contains(code, "(") {
-		return code, false
-	}
-	for range maxFoldings {
-		next := literalConcat.ReplaceAllStringFunc(code, func(m string) string {
-			p := literalConcat.FindStringSubmatch(m)
-			if p[1] != "" || p[2] != "" || strings.HasPrefix(m, "'") {
-				return "'" + p[1] + p[2] + "'"
+	// Most code holds none of the forms: a few substring tests keep the
+	// regular expressions off it.
+	if concatenates(code) {
+		for range maxFoldings {
+			next := literalConcat.ReplaceAllStringFunc(code, func(m string) string {
+				p := literalConcat.FindStringSubmatch(m)
+				if strings.HasPrefix(m, "'") {
+					return "'" + p[1] + p[2] + "'"
+				}
+				return `"` + p[3] + p[4] + `"`
+			})
+			if next == code {
+				break
 			}
-			return `"` + p[3] + p[4] + `"`
-		})
-		if next == code {
-			break
+			code = next
 		}
-		code = next
 	}
 	if lang == "javascript" {
+		if !strings.Contains(code, "require") && !strings.Contains(code, "global") && !strings.Contains(code, "window") && !strings.Contains(code, "this[") {
+			return code, false
+		}
 		code = jsRequire.ReplaceAllString(code, "require('$1').$2")
 		code = jsGlobal.ReplaceAllString(code, "$1")
 		return code, jsDynamic.MatchString(code)
 	}
-	code = bindGlobLoops(code)
+	if strings.Contains(code, "glob") || strings.Contains(code, "iterdir") {
+		code = bindGlobLoops(code)
+	}
+	if !strings.Contains(code, "__import__") && !strings.Contains(code, "import_module") && !strings.Contains(code, "getattr") && !strings.Contains(code, "builtins") &&
+		!strings.Contains(code, "globals()") && !strings.Contains(code, "locals()") && !strings.Contains(code, "vars()") {
+		return code, false
+	}
 	for range maxFoldings {
 		next := pyImport.ReplaceAllString(code, "$1")
 		next = pyBuiltinsDict.ReplaceAllString(next, "__builtins__")
@@ -80,13 +90,27 @@ func unfold(lang, code string) (string, bool) {
 	return code, pyDynamic.MatchString(code)
 }
 
+// concatenates reports whether code may join two string literals with +.
+func concatenates(code string) bool {
+	for i := strings.IndexByte(code, '+'); i >= 0; {
+		before := strings.TrimRight(code[:i], " \t")
+		after := strings.TrimLeft(code[i+1:], " \t")
+		if before != "" && after != "" && (before[len(before)-1] == '\'' || before[len(before)-1] == '"') && (after[0] == '\'' || after[0] == '"') {
+			return true
+		}
+		j := strings.IndexByte(code[i+1:], '+')
+		if j < 0 {
+			break
+		}
+		i += 1 + j
+	}
+	return false
+}
+
 // bindGlobLoops replaces the variable of a loop over a literal glob, where
 // it is passed to a delete, with the pattern: os.remove(f) for f in
 // glob.glob('/home/u/*') deletes /home/u/*.
 func bindGlobLoops(code string) string {
-	if !strings.Contains(code, "glob") && !strings.Contains(code, "iterdir") {
-		return code
-	}
 	for _, m := range pyGlobLoop.FindAllStringSubmatch(code, 8) {
 		v, pattern := m[1], m[2]
 		if pattern == "" {

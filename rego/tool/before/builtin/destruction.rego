@@ -60,8 +60,9 @@ _archive_deletes(cmd) if {
 }
 
 _destroyed_outside contains concat("", [_unwrapped_from(cmd), cmd.name, " ", p.raw]) if {
-	some name in ["tar", "gtar", "bsdtar", "zip", "7z", "7za", "7zz", "rsync"]
-	some i in programs[name]
+	some name, ixs in programs
+	name in {"tar", "gtar", "bsdtar", "zip", "7z", "7za", "7zz", "rsync"}
+	some i in ixs
 	cmd := input.ahp.shell.commands[i]
 	_archive_deletes(cmd)
 	some p in cmd.paths
@@ -101,12 +102,14 @@ _destroyed_outside contains concat("", [_unwrapped_from(cmd), "truncate -s 0 ", 
 
 # : > file, > file, true > file, cat /dev/null > file: emptied.
 _destroyed_outside contains concat("", [_unwrapped_from(cmd), trim_space(concat(" ", [cmd.name, ">", r.path.raw]))]) if {
-	some cmd in input.ahp.shell.commands
+	input.ahp.writes
+	some w in shell.writes
+	_destroyable(w.path)
+	cmd := input.ahp.shell.commands[w.command]
 	_writes_nothing(cmd)
 	some r in cmd.redirects
 	r.op in {">", ">|", "&>"}
-	r.path
-	_destroyable(r.path)
+	r.path == w.path
 }
 
 _writes_nothing(cmd) if cmd.name in {"", ":", "true", "false"}
@@ -159,8 +162,9 @@ _schema_wipes := {
 
 _destroys_data if {
 	input.ahp.tool.family == "shell"
-	some name, wipes in _schema_wipes
-	some i in programs[name]
+	some name, ixs in programs
+	wipes := _schema_wipes[name]
+	some i in ixs
 	cmd := input.ahp.shell.commands[i]
 	_schema_wipe(name, wipes, cmd.args)
 }
@@ -168,8 +172,9 @@ _destroys_data if {
 # npx knex …, pnpm exec sequelize …, yarn typeorm …: the tool run by a
 # package runner.
 _destroys_data if {
-	some runner in ["npx", "bunx", "pnpx", "pnpm", "yarn", "bun"]
-	some i in programs[runner]
+	some runner, ixs in programs
+	runner in {"npx", "bunx", "pnpx", "pnpm", "yarn", "bun"}
+	some i in ixs
 	cmd := input.ahp.shell.commands[i]
 	some k, name in cmd.args
 	k <= 2

@@ -112,8 +112,9 @@ _build_hooks contains concat("", [_unwrapped_from(cmd), "aws configure set ", cm
 
 # ssh -o ProxyCommand=… runs its value through a shell.
 _build_hooks contains concat("", [_unwrapped_from(cmd), "ssh -o ", o]) if {
-	some name in ["ssh", "scp", "sftp"]
-	some i in programs[name]
+	some name, ixs in programs
+	name in {"ssh", "scp", "sftp"}
+	some i in ixs
 	cmd := input.ahp.shell.commands[i]
 	some o in args.option_values(cmd.args, "-o", "")
 	parts := regex.split(`\s*=\s*|\s+`, trim_space(o))
@@ -167,8 +168,9 @@ _index_options := {
 }
 
 _untrusted_sources contains concat("", [_unwrapped_from(cmd), cmd.name, " ", o, " ", v]) if {
-	some name in _installers
-	some i in programs[name]
+	some name, ixs in programs
+	name in _installers
+	some i in ixs
 	cmd := input.ahp.shell.commands[i]
 	some o in _index_options
 	some v in args.option_values(cmd.args, o, "")
@@ -176,8 +178,9 @@ _untrusted_sources contains concat("", [_unwrapped_from(cmd), cmd.name, " ", o, 
 }
 
 _untrusted_sources contains concat("", [_unwrapped_from(cmd), cmd.name, " ", o, "=", v]) if {
-	some name in _installers
-	some i in programs[name]
+	some name, ixs in programs
+	name in _installers
+	some i in ixs
 	cmd := input.ahp.shell.commands[i]
 	some a in cmd.args
 	startswith(a, "--")
@@ -189,8 +192,9 @@ _untrusted_sources contains concat("", [_unwrapped_from(cmd), cmd.name, " ", o, 
 
 # npm config set registry http://…, pip config set global.index-url …
 _untrusted_sources contains concat("", [_unwrapped_from(cmd), cmd.name, " config set ", key]) if {
-	some name in ["npm", "pnpm", "yarn", "pip", "pip3"]
-	some i in programs[name]
+	some name, ixs in programs
+	name in {"npm", "pnpm", "yarn", "pip", "pip3"}
+	some i in ixs
 	cmd := input.ahp.shell.commands[i]
 	cmd.args[0] == "config"
 	cmd.args[1] == "set"
@@ -241,8 +245,9 @@ _untrusted_sources contains concat("", [_unwrapped_from(cmd), "go run ", m]) if 
 
 # pip/uv/pipx install of a repository or archive URL.
 _untrusted_sources contains concat("", [_unwrapped_from(cmd), cmd.name, " ", a]) if {
-	some name in ["pip", "pip3", "uv", "pipx", "uvx", "poetry", "pdm", "pipenv"]
-	some i in programs[name]
+	some name, ixs in programs
+	name in {"pip", "pip3", "uv", "pipx", "uvx", "poetry", "pdm", "pipenv"}
+	some i in ixs
 	cmd := input.ahp.shell.commands[i]
 	some a in cmd.args
 	_vcs_or_url_package(a)
@@ -265,7 +270,10 @@ _untrusted_sources contains concat("", [_unwrapped_from(cmd), "cargo install --g
 # npx -y of a package the project does not declare: the name may be a
 # typo or a look-alike, and -y skips the question npx would ask.
 _untrusted_sources contains concat("", [_unwrapped_from(cmd), cmd.name, " -y ", cmd.package.name]) if {
-	some cmd in input.ahp.shell.commands
+	some name, ixs in programs
+	name in {"npx", "pnpx", "pnpm", "yarn", "bunx", "bun"}
+	some i in ixs
+	cmd := input.ahp.shell.commands[i]
 	cmd.package.manifest
 	not cmd.package.declared
 	_runs_without_asking(cmd)
