@@ -3,6 +3,7 @@ package indirect
 import (
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -193,5 +194,18 @@ func TestDependency(t *testing.T) {
 	}
 	if _, found := Dependency("x", Workspace{Dir: t.TempDir(), Roots: []string{t.TempDir()}}); found {
 		t.Error("found a package.json where there is none")
+	}
+}
+
+func TestMakeExpansionBounded(t *testing.T) {
+	mf := "A0 = " + strings.Repeat("x", 1000) + "\n"
+	for i := 1; i <= 8; i++ {
+		mf += "A" + strconv.Itoa(i) + " = $(A" + strconv.Itoa(i-1) + ") $(A" + strconv.Itoa(i-1) + ") $(A" + strconv.Itoa(i-1) + ") $(A" + strconv.Itoa(i-1) + ")\n"
+	}
+	mf += "all:\n\techo $(A8)\n"
+	dir := workspace(t, map[string]string{"Makefile": mf})
+	res, _ := Resolve([]string{"make"}, nil, Workspace{Dir: dir, Roots: []string{dir}})
+	if !res.Resolved() || len(res.Steps[0].Script) > 2*maxExpanded {
+		t.Fatalf("expansion of %d bytes (resolved %v): want at most %d", len(res.Steps[0].Script), res.Resolved(), 2*maxExpanded)
 	}
 }

@@ -11,6 +11,10 @@ import (
 const (
 	maxTargets     = 64
 	maxExpandDepth = 8
+	// maxExpanded caps the text one expansion yields: variables that
+	// refer to each other several times would otherwise grow it
+	// exponentially with the depth.
+	maxExpanded = 64 << 10
 )
 
 // makefile is what is read of a Makefile: its explicit rules and the
@@ -161,6 +165,9 @@ func (mf *makefile) expand(s string, vars map[string]string, target string, prer
 	}
 	var b strings.Builder
 	for i := 0; i < len(s); i++ {
+		if b.Len() > maxExpanded {
+			return b.String()
+		}
 		c := s[i]
 		if c != '$' || i+1 >= len(s) {
 			b.WriteByte(c)
