@@ -105,7 +105,7 @@ func (en *enricher) follow(a *shell.Analysis, lim shell.Limits) []followed {
 // that ordinary commands cost no more than this.
 func mayFollow(c *shell.Command) bool {
 	switch c.Name {
-	case "npm", "pnpm", "yarn", "bun", "make", "gmake", "just", "rake", "task", "go-task", "cargo",
+	case "npm", "pnpm", "yarn", "bun", "make", "gmake", "just", "rake", "task", "go-task", "cargo", "composer", "deno",
 		"sh", "bash", "zsh", "dash", "ksh":
 		return true
 	}

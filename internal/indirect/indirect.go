@@ -1,7 +1,8 @@
 // Package indirect finds what a command that runs something else really
 // runs: npm run release, make deploy, just publish, rake push, task dist,
-// ./scripts/release.sh. It reads the package.json, Makefile, justfile,
-// Rakefile, Taskfile or script of the workspace and returns the shell text
+// composer deploy, deno task x, ./scripts/release.sh. It reads the
+// package.json, Makefile, justfile, Rakefile, Taskfile, composer.json,
+// deno.json or script of the workspace and returns the shell text
 // each step runs, so that the caller can analyse it as if it had been typed.
 //
 // Reads are bounded: only regular files inside the workspace roots (a
@@ -29,7 +30,8 @@ type Step struct {
 
 // Result is what a command resolves to.
 type Result struct {
-	// Kind is the runner: "npm", "make", "just", "rake", "task", "script".
+	// Kind is the runner: "npm", "make", "just", "rake", "task",
+	// "composer", "deno", "script".
 	Kind string
 	// From names the definition followed (the first step's From, without
 	// hooks): "package.json#scripts.release".
@@ -76,6 +78,10 @@ func Resolve(argv []string, dynamic []bool, ws Workspace) (Result, bool) {
 		return r.rake(argv[1:], dynamic)
 	case "task", "go-task":
 		return r.task(argv[1:], dynamic)
+	case "composer":
+		return r.composer(argv[1:], dynamic)
+	case "deno":
+		return r.denoTask(argv[1:], dynamic)
 	case "cargo":
 		if len(argv) > 1 && argv[1] == "xtask" {
 			return Result{Kind: "cargo", Why: "cargo xtask runs Rust code of the workspace, which is not analysed"}, true

@@ -34,6 +34,8 @@ var sample = map[string]string{
 	"Taskfile.yml":       "version: '3'\ntasks:\n  default:\n    cmds: [task: lint]\n  lint: golangci-lint run\n  release:\n    deps: [lint]\n    cmds:\n      - goreleaser release --clean\n      - cmd: gh release edit v1 --draft=false\n",
 	"scripts/release.sh": "#!/usr/bin/env bash\nset -euo pipefail\ngit tag \"v$1\"\ngit push origin \"v$1\"\n",
 	"scripts/gen.py":     "#!/usr/bin/env python3\nimport shutil\nshutil.rmtree('/tmp/out')\n",
+	"composer.json":      `{"scripts":{"deploy":["@test","@php artisan migrate --force","dep deploy production"],"test":"phpunit"}}`,
+	"deno.json":          `{"tasks":{"dev":"deno run -A main.ts","release":{"command":"deno publish"}}}`,
 	"sub/package.json":   `{"scripts":{"start":"node server.js","install":"node-gyp rebuild"}}`,
 }
 
@@ -79,6 +81,11 @@ func TestResolve(t *testing.T) {
 		{argv: "bash -c 'make deploy'", notOurs: true},
 		{argv: "/usr/bin/env", notOurs: true},
 		{argv: "cargo xtask dist", why: "Rust code"},
+		{argv: "composer deploy", from: "composer.json#scripts.deploy", scripts: []string{"phpunit", "php artisan migrate --force\ndep deploy production"}},
+		{argv: "composer run-script test -- --filter X", from: "composer.json#scripts.test", scripts: []string{"phpunit --filter X"}},
+		{argv: "composer install", notOurs: true},
+		{argv: "deno task release", from: "deno.json#tasks.release", scripts: []string{"deno publish"}},
+		{argv: "deno run main.ts", notOurs: true},
 		{argv: "cargo build", notOurs: true},
 		{argv: "ls -la", notOurs: true},
 	}

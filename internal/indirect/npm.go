@@ -56,7 +56,7 @@ var runnerBuiltins = map[string]bool{
 	"up": true, "upgrade": true, "update": true, "version": true, "versions": true, "why": true, "workspace": true,
 	"workspaces": true, "set": true, "plugin": true, "node": true, "npm": true, "unlink": true, "x": true,
 	"store": true, "env": true, "setup": true, "prune": true, "rebuild": true, "root": true, "server": true,
-	"ci": true, "fetch": true, "licenses": true, "tag": true, "team": true, "unplug": true, "build": false,
+	"ci": true, "fetch": true, "licenses": true, "tag": true, "team": true, "unplug": true,
 }
 
 // packageScript resolves npm run X, yarn X, pnpm run X, bun run X and the
