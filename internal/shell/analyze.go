@@ -524,6 +524,11 @@ func (a *analyzer) assignValue(as *syntax.Assign, parent int, sc scope) (variabl
 	}
 	f, in := a.word(as.Value, parent, sc)
 	v := variable{value: f.text, known: !f.dynamic, sources: in}
+	if f.dynamic && !f.subst && plainReference(f.text) {
+		// d=$HOME: the value is not known, but as written it still
+		// names the home directory where $d is used.
+		v.written = f.text
+	}
 	if as.Append {
 		old := a.vars[as.Name.Value]
 		v.value = old.value + v.value

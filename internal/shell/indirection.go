@@ -13,6 +13,13 @@ const ViaExpect = "expect"
 // ("$(which git)", `command -v rm`): the program it prints is the one run.
 var lookupSubst = regexp.MustCompile("^(?:\\$\\(|`)\\s*(?:which|command\\s+-[vV]|type\\s+-[pP]|whence\\s+-p|whereis\\s+-b|hash\\s+-t)\\s+([A-Za-z0-9_.+-]+)\\s*(?:\\)|`)$")
 
+// plainRef matches one variable reference or ~, with a literal path
+// after it: $HOME, ${HOME}/.ssh, ~/x. Defaults and other operators
+// (${A:-/usr/x}) are left unknown.
+var plainRef = regexp.MustCompile(`^(~|\$[A-Za-z_][A-Za-z0-9_]*|\$\{[A-Za-z_][A-Za-z0-9_]*\})(/[^$` + "`" + `]*)?$`)
+
+func plainReference(s string) bool { return plainRef.MatchString(s) }
+
 // lookedUp returns the program a first word names when it is a lookup
 // substitution, so that "$(which rm)" -rf / is read as rm -rf /.
 func lookedUp(f field) (field, bool) {

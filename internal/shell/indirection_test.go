@@ -18,6 +18,8 @@ func TestIndirection(t *testing.T) {
 		{"alias ls='ls -F'; ls /", "ls: ls -F / <alias>"},
 		{"declare -n r=x; x=rm; $r -rf ~", "rm: rm -rf ~"},
 		{"typeset -n ref=target; target=/etc; rm -rf $ref", "rm: rm -rf /etc"},
+		{"d=$HOME; rm -rf $d", "rm: rm -rf $HOME"},
+		{"d=${HOME}/.ssh; rm -rf \"$d\"", "rm: rm -rf $HOME/.ssh"},
 		{`"$(which git)" push --force`, "git: git push --force"},
 		{"$(command -v rm) -rf ~", "rm: rm -rf ~"},
 		{"`which rm` -rf /", "rm: rm -rf /"},

@@ -164,7 +164,7 @@ _installers := {"pip", "pip3", "uv", "poetry", "pipenv", "pdm", "npm", "pnpm", "
 
 _index_options := {
 	"--index-url", "-i", "--extra-index-url", "--index", "--default-index", "--registry", "--source",
-	"--trusted-host", "--find-links", "-f", "--clear-sources", "--add-source",
+	"--trusted-host", "--find-links", "-f", "--clear-sources", "--add-source", "--pypi-mirror",
 }
 
 _untrusted_sources contains concat("", [_unwrapped_from(cmd), cmd.name, " ", o, " ", v]) if {
@@ -188,6 +188,16 @@ _untrusted_sources contains concat("", [_unwrapped_from(cmd), cmd.name, " ", o, 
 	o in _index_options
 	v := substring(a, count(o) + 1, -1)
 	_insecure_source(o, v)
+}
+
+# poetry source add NAME URL, uv/pdm/hatch index settings named by URL.
+_untrusted_sources contains concat("", [_unwrapped_from(cmd), "poetry source add ", v]) if {
+	some i in programs.poetry
+	cmd := input.ahp.shell.commands[i]
+	ops := args.operands(cmd.args)
+	array.slice(ops, 0, 2) == ["source", "add"]
+	some v in array.slice(ops, 2, count(ops))
+	_insecure_source("--index-url", v)
 }
 
 # npm config set registry http://…, pip config set global.index-url …

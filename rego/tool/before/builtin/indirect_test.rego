@@ -92,3 +92,9 @@ test_dynamic_lookup_lookalikes_allowed if {
 	lookalike_allowed(bash(`node -e "console.log(require('./package.json').version)"`), "dev.ahp-opa.exec.dynamic-lookup")
 	lookalike_allowed(bash(`python3 -c "import glob,os; [os.remove(f) for f in glob.glob('build/*.o')]"`), "dev.ahp-opa.exec.dynamic-lookup")
 }
+
+test_untrusted_source_config_denied if {
+	denies(bash("pipenv install --pypi-mirror http://10.0.0.8/simple requests"), "dev.ahp-opa.supply.untrusted-source")
+	denies(bash("poetry source add corp http://pkgs.corp.example/simple"), "dev.ahp-opa.supply.untrusted-source")
+	lookalike_allowed(bash("poetry source add corp https://pkgs.corp.example/simple"), "dev.ahp-opa.supply.untrusted-source")
+}
