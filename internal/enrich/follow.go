@@ -17,6 +17,10 @@ const (
 	maxFollowed  = 16
 	maxHops      = 4
 	followBudget = 256 << 10
+	// maxStepBytes bounds one definition analysed: longer code would
+	// stop the inline analysis part-way, which is reported for the
+	// whole command, so it is left unresolved instead.
+	maxStepBytes = 64 << 10
 )
 
 var (
@@ -84,6 +88,10 @@ func (en *enricher) follow(a *shell.Analysis, lim shell.Limits) []followed {
 			f.res = indirect.Result{Kind: res.Kind, From: res.From, Why: "followed more than " + strconv.Itoa(maxHops) + " definitions deep"}
 		} else if res.Resolved() {
 			for _, st := range res.Steps {
+				if len(st.Script) > maxStepBytes {
+					f.res.Why = st.From + " is longer than " + strconv.Itoa(maxStepBytes>>10) + " KiB, too long to analyse"
+					break
+				}
 				budget -= len(st.Script)
 				if budget < 0 {
 					f.res.Why = "the definitions followed are longer than " + strconv.Itoa(followBudget) + " bytes in all"
@@ -106,10 +114,10 @@ func (en *enricher) follow(a *shell.Analysis, lim shell.Limits) []followed {
 func mayFollow(c *shell.Command) bool {
 	switch c.Name {
 	case "npm", "pnpm", "yarn", "bun", "make", "gmake", "just", "rake", "task", "go-task", "cargo", "composer", "deno",
-		"sh", "bash", "zsh", "dash", "ksh":
+		"sh", "bash", "zsh", "dash", "ksh", "node", "ruby", "perl", "php", "tsx", "ts-node":
 		return true
 	}
-	return strings.Contains(c.Argv[0], "/")
+	return strings.HasPrefix(c.Name, "python") || strings.Contains(c.Argv[0], "/")
 }
 
 // runLabel names a followed command in reasons: the program and its

@@ -89,6 +89,11 @@ func Resolve(argv []string, dynamic []bool, ws Workspace) (Result, bool) {
 		return Result{}, false
 	case "sh", "bash", "zsh", "dash", "ksh":
 		return r.shellFile(name, argv[1:], dynamic)
+	case "python", "python2", "python3", "node", "ruby", "perl", "php", "tsx", "ts-node":
+		return r.codeFile(name, argv[1:], dynamic)
+	}
+	if strings.HasPrefix(name, "python3.") {
+		return r.codeFile(name, argv[1:], dynamic)
 	}
 	if strings.Contains(argv[0], "/") {
 		return r.scriptFile(argv[0], argv[1:])

@@ -77,3 +77,53 @@ func (r *reader) readScript(abs string, args []string, viaShell bool) (Result, b
 	}
 	return Result{Kind: "script", From: name, Steps: []Step{{From: name, Script: text, Dir: r.ws.Dir}}}, true
 }
+
+// codeFile resolves python3 tool.py, node scripts/x.js and the like: the
+// file is the interpreter's code, analysed as its inline code would be.
+// Options that take code or a module (-c, -e, -m, -p, -r) are not a file.
+func (r *reader) codeFile(interp string, args []string, dynamic []bool) (Result, bool) {
+	for i, a := range args {
+		switch {
+		case a == "-c" || a == "-e" || a == "-m" || a == "-p" || a == "-r" || a == "-" || a == "--eval" || a == "--print":
+			return Result{}, false
+		case a == "-W" || a == "-X" || a == "-I" || a == "--require" || a == "-d":
+			return Result{}, false // options with values: not worth the guess
+		case strings.HasPrefix(a, "-"):
+			continue
+		}
+		if len(dynamic) > i+1 && dynamic[i+1] {
+			return Result{Kind: "script", Why: "the script's name is not known"}, true
+		}
+		abs := r.abs(a)
+		if !r.underRoot(abs) {
+			return Result{}, false
+		}
+		v, why, notFound := r.parsed("script", abs, parseScript)
+		if notFound {
+			return Result{}, false // manage.py may be a module name; nothing to read
+		}
+		if why != "" {
+			return Result{Kind: "script", Why: why}, true
+		}
+		name := r.rel(abs)
+		text := codeAs(interp, v.(*scriptText).raw)
+		if rest := args[i+1:]; len(rest) > 0 {
+			text = "set -- " + joinArgs(rest) + "\n" + text
+		}
+		return Result{Kind: "script", From: name, Steps: []Step{{From: name, Script: text, Dir: r.ws.Dir}}}, true
+	}
+	return Result{}, false
+}
+
+// codeAs is shell text that hands code to the interpreter inline.
+func codeAs(interp, code string) string {
+	switch {
+	case strings.HasPrefix(interp, "python"):
+		return interp + " -c " + quote(code)
+	case interp == "php":
+		return "php -r " + quote(strings.TrimPrefix(strings.TrimSpace(code), "<?php"))
+	case interp == "tsx" || interp == "ts-node":
+		return "node -e " + quote(code)
+	}
+	return interp + " -e " + quote(code)
+}
