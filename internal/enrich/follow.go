@@ -3,6 +3,7 @@ package enrich
 import (
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/open-policy-agent/opa/v1/ast"
 
@@ -21,6 +22,9 @@ const (
 	// stop the inline analysis part-way, which is reported for the
 	// whole command, so it is left unresolved instead.
 	maxStepBytes = 64 << 10
+	// followTime bounds the time one call spends reading definitions: a
+	// slow workspace file system must not eat the decision's deadline.
+	followTime = 150 * time.Millisecond
 )
 
 var (
@@ -58,6 +62,7 @@ func (en *enricher) follow(a *shell.Analysis, lim shell.Limits) []followed {
 	var out []followed
 	var hops map[int]int // made on the first command followed
 	budget := followBudget
+	var start time.Time // set on the first command that may be followed
 	for i := 0; i < len(a.Commands) && len(out) < maxFollowed; i++ {
 		c := &a.Commands[i]
 		if len(c.Argv) == 0 || !mayFollow(c) {
@@ -74,6 +79,12 @@ func (en *enricher) follow(a *shell.Analysis, lim shell.Limits) []followed {
 				continue
 			}
 			dir = d.abs
+		}
+		if start.IsZero() {
+			start = time.Now()
+		} else if time.Since(start) > followTime {
+			out = append(out, followed{cmd: i, run: runLabel(c), res: indirect.Result{Kind: "unknown", Why: "reading the workspace took longer than " + followTime.String()}})
+			continue
 		}
 		res, ok := indirect.Resolve(c.Argv, c.Dynamic, indirect.Workspace{Dir: dir, Roots: en.pc.roots})
 		if !ok {
