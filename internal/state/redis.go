@@ -64,10 +64,13 @@ type Redis struct {
 	sendMu sync.RWMutex
 	closed bool
 	seed   maphash.Seed
-	stop   chan struct{}
-	wg     sync.WaitGroup // the writers
-	watchD chan struct{}  // closed when watch returns
-	once   sync.Once
+	// stopped ends once Close gives up waiting: it cancels the writes in
+	// flight, so that no queued batch waits out its own write timeout.
+	stopped    context.Context
+	stopWrites context.CancelFunc
+	wg         sync.WaitGroup // the writers
+	watchD     chan struct{}  // closed when watch returns
+	once       sync.Once
 
 	dropped, writeFailures, readErrors, evicted atomic.Uint64
 	problem                                     atomic.Pointer[string]
@@ -134,8 +137,8 @@ func Open(cfg Config, win Windows, log *slog.Logger) (*Redis, error) {
 		cfg: cfg, win: win, log: log, opt: opt,
 		sha:  scriptSHA(factsScript),
 		seed: maphash.MakeSeed(),
-		stop: make(chan struct{}),
 	}
+	r.stopped, r.stopWrites = context.WithCancel(context.Background())
 	r.setProblem("not connected yet")
 	r.failedAt.Store(time.Now().Add(-recoveryGrace).UnixNano())
 	per := max(cfg.QueueSize/writeShards, 1)
@@ -184,7 +187,7 @@ func (r *Redis) watch() {
 	defer t.Stop()
 	for {
 		select {
-		case <-r.stop:
+		case <-r.stopped.Done():
 			return
 		case <-t.C:
 		}
@@ -260,7 +263,7 @@ func (r *Redis) Close(timeout time.Duration) {
 		case <-done:
 		case <-time.After(timeout):
 		}
-		close(r.stop) // a writer still retrying gives up and counts its batch
+		r.stopWrites() // a writer still writing or retrying gives up and counts its batch
 		<-done
 		<-r.watchD
 		if c := r.client.Load(); c != nil {
@@ -456,7 +459,7 @@ func (r *Redis) writeBatch(batch []audit.Update) {
 		}
 		r.noteErr(err)
 		select {
-		case <-r.stop:
+		case <-r.stopped.Done():
 			r.writeFailures.Add(uint64(len(batch)))
 			return
 		case <-time.After(backoff):
@@ -480,7 +483,7 @@ func (r *Redis) tryWrite(batch []audit.Update) error {
 	if len(cmds) == 0 {
 		return nil
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	ctx, cancel := context.WithTimeout(r.stopped, 2*time.Second)
 	defer cancel()
 	var retry error
 	for _, rr := range c.DoMulti(ctx, cmds...) {

@@ -573,3 +573,49 @@ func TestACLUser(t *testing.T) {
 		t.Errorf("the error repeats the password: %v", err)
 	}
 }
+
+// TestCloseIsBoundedWhenTheServerHangs: Close waits at most its timeout
+// for queued updates, then gives them up and counts them, however many
+// batches are queued, even when the server accepts the connection but
+// never answers (a frozen process, a network that drops packets).
+func TestCloseIsBoundedWhenTheServerHangs(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		updates int // spread over every write queue
+	}{
+		{"one batch per queue", writeShards},
+		{"several batches per queue", writeShards * maxBatch * 4},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := startRedis(t)
+			cfg := Default()
+			cfg.Store, cfg.URL = StoreRedis, srv.url()
+			r, err := Open(cfg, Windows{Retry: time.Minute, Outcome: time.Minute, Session: time.Hour}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if h := r.Health(); h != "" {
+				t.Fatalf("store not up: %s", h)
+			}
+			srv.pause(t)
+			defer srv.resume(t)
+			for i := range tc.updates {
+				r.Send(audit.Update{Kind: audit.UpdateEnd, Source: "urn:fleet", SessionID: fmt.Sprintf("s%d", i)})
+			}
+			const timeout = 100 * time.Millisecond
+			done := make(chan struct{})
+			go func() { r.Close(timeout); close(done) }()
+			// The bound leaves room for a slow machine; without it every
+			// queued batch would wait out its own 2 s write timeout.
+			select {
+			case <-done:
+			case <-time.After(timeout + time.Second):
+				t.Fatalf("Close(%s) with %d updates queued for a hanging server has not returned after %s", timeout, tc.updates, timeout+time.Second)
+			}
+			st := r.Stats()
+			if lost := st.WriteFailures + st.Dropped; lost != uint64(tc.updates) {
+				t.Errorf("updates given up: %d failed + %d dropped, want %d counted", st.WriteFailures, st.Dropped, tc.updates)
+			}
+		})
+	}
+}
