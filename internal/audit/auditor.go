@@ -621,6 +621,12 @@ func (a *Auditor) observe(ob *transport.Observation) {
 // we denied that the harness reports as executed is an anomaly: either the
 // harness ignored the deny or something else ran the tool.
 func (a *Auditor) correlate(after *Record) {
+	if after.CallID == "" {
+		// Only a decision with a call id is kept pending; without one,
+		// asking the shared store would cost round trips on the worker,
+		// and a place among the late records, for nothing.
+		return
+	}
 	k := callKey{after.Source, after.SessionID, after.CallID}
 	p, ok := a.pending.get(k, after.Time)
 	a.pending.delete(k)

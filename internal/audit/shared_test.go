@@ -6,6 +6,9 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/ahp-opa/ahp-opa/transport"
+	"github.com/ahp-opa/ahp-opa/transport/ahp"
 )
 
 // fakeShared is a Shared store in memory whose availability a test sets.
@@ -90,5 +93,37 @@ func TestLateToolAfter(t *testing.T) {
 	}
 	if n := len(a.shared.late); n != 0 {
 		t.Errorf("%d tool.after records still waiting after %d sweeps", n, maxLateTries+1)
+	}
+}
+
+// TestToolAfterWithoutCallID: a tool.after that names no call cannot be
+// joined with any decision (a decision without a call id leaves nothing
+// pending), so the shared store is not asked for it, now or at a sweep,
+// and it does not take a place among the late records.
+func TestToolAfterWithoutCallID(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		ev   map[string]any
+	}{
+		{"no call", map[string]any{"id": "a1", "source": "urn:h", "type": "tool.after", "session": map[string]any{"id": "s1"}}},
+		{"a tool but no call id", map[string]any{"id": "a2", "source": "urn:h", "type": "tool.after", "session": map[string]any{"id": "s1"},
+			"tool":    map[string]any{"name": "Bash", "kind": "shell", "input": map[string]any{}},
+			"outcome": "ok", "execution": map[string]any{"status": "executed"}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			a := newAuditor(t, Config{}, &memWriter{})
+			store := &fakeShared{}
+			a.Share(SharedOptions{Store: store})
+			event, err := transport.EventOfMap(tc.ev)
+			if err != nil {
+				t.Fatal(err)
+			}
+			a.Observer().Observe(context.Background(), &transport.Observation{Method: ahp.MethodObserve, Event: &event})
+			flush(t, a)
+			a.sweepAt(t, time.Now())
+			if store.asked != 0 || len(a.shared.late) != 0 {
+				t.Errorf("store asked %d times, %d late records; want 0 and 0", store.asked, len(a.shared.late))
+			}
+		})
 	}
 }
