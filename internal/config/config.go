@@ -117,10 +117,14 @@ func Load(fs *pflag.FlagSet, configPath string, environ func() []string) (Config
 			return Config{}, fmt.Errorf("config file %s: %w", configPath, err)
 		}
 	}
+	tokenVar := tokenEnvName(fs, k, environ)
 	err := k.Load(env.Provider(".", env.Opt{
 		Prefix:      EnvPrefix,
 		EnvironFunc: environ,
 		TransformFunc: func(key, value string) (string, any) {
+			if key == tokenVar {
+				return "", nil // the bearer token itself, under a name token_env chose
+			}
 			// A double underscore nests: AHP_OPA_AUDIT__FILE__PATH is audit.file.path.
 			name := key
 			key = strings.ReplaceAll(strings.ToLower(strings.TrimPrefix(key, EnvPrefix)), "__", ".")
@@ -200,6 +204,26 @@ func Load(fs *pflag.FlagSet, configPath string, environ func() []string) (Config
 	}
 	cfg.ConfigPath = configPath
 	return cfg, cfg.Validate()
+}
+
+// tokenEnvName is the variable token_env names, from the sources that
+// can set it (the file already in k, the environment, a flag), so that a
+// name chosen under AHP_OPA_ is not taken for an unknown setting.
+func tokenEnvName(fs *pflag.FlagSet, k *koanf.Koanf, environ func() []string) string {
+	if fs != nil {
+		if f := fs.Lookup("token-env"); f != nil && f.Changed {
+			return f.Value.String()
+		}
+	}
+	for _, kv := range environ() {
+		if v, ok := strings.CutPrefix(kv, EnvKeyName("token_env")+"="); ok {
+			return v
+		}
+	}
+	if v := k.String("token_env"); v != "" {
+		return v
+	}
+	return DefaultTokenEnv
 }
 
 // FlagNames maps each flag of fs to its configuration key.
