@@ -116,15 +116,11 @@ func (s *Service) ReloadConfig() {
 			st.stop()
 			return
 		}
-		old := s.cur.Swap(st)
+		old := s.swapStack(st)
 		s.cfg, s.loaded = cfg, next
 		s.mu.Unlock()
 		if old != nil {
-			old.retire()
-			if old.canary != nil {
-				s.canaryTotal.add(old.canary.Stats())
-			}
-			old.stop()
+			s.stopRetired(old)
 		}
 	} else {
 		// Not started yet (Options.Lazy): the first start builds from it.

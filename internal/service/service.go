@@ -17,6 +17,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -425,24 +426,61 @@ func (j judge) Judge(ctx context.Context, req *transport.InterceptRequest) engin
 	return st.judge.Judge(ctx, req)
 }
 
-// canaryCounts adds up the counters of canaries that reloads retired, so
-// that the exported counters stay monotonic.
+// canaryCounts adds up the counters of the canaries reloads swapped out,
+// so that the exported counters stay monotonic: a canary swapped out is
+// counted live while it drains its queue, then by its final figures.
 type canaryCounts struct {
-	mu sync.Mutex
-	rollout.CanaryStats
+	mu       sync.Mutex
+	done     rollout.CanaryStats // of canaries stopped by reloads
+	retiring []*rollout.Canary   // swapped out, finishing what they queued
 }
 
-func (c *canaryCounts) add(st rollout.CanaryStats) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.Evaluated += st.Evaluated
-	c.Disagreements += st.Disagreements
-	c.Dropped += st.Dropped
-	c.Errors += st.Errors
+func addCanary(total *rollout.CanaryStats, st rollout.CanaryStats) {
+	total.Evaluated += st.Evaluated
+	total.Disagreements += st.Disagreements
+	total.Dropped += st.Dropped
+	total.Errors += st.Errors
 }
 
-func (c *canaryCounts) get() rollout.CanaryStats {
+// canaryCounts returns the counters of every canary this service ran.
+func (s *Service) canaryCounts() rollout.CanaryStats {
+	c := &s.canaryTotal
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.CanaryStats
+	total := c.done
+	for _, r := range c.retiring {
+		addCanary(&total, r.Stats())
+	}
+	if cur := s.cur.Load(); cur != nil && cur.canary != nil {
+		addCanary(&total, cur.canary.Stats())
+	}
+	return total
+}
+
+// swapStack makes st current and returns the stack it replaced, whose
+// canary stays counted until stopRetired.
+func (s *Service) swapStack(st *stack) *stack {
+	c := &s.canaryTotal
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	old := s.cur.Swap(st)
+	if old != nil && old.canary != nil {
+		c.retiring = append(c.retiring, old.canary)
+	}
+	return old
+}
+
+// stopRetired stops a stack swapped out, once its decisions under way
+// end, and keeps its canary's final counts.
+func (s *Service) stopRetired(old *stack) {
+	old.retire()
+	old.stop()
+	if old.canary == nil {
+		return
+	}
+	c := &s.canaryTotal
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.retiring = slices.DeleteFunc(c.retiring, func(r *rollout.Canary) bool { return r == old.canary })
+	addCanary(&c.done, old.canary.Stats())
 }

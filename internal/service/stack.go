@@ -89,16 +89,9 @@ func (s *Service) startCanary(st *stack, cfg config.Config) error {
 	if s.Metrics != nil {
 		s.canaryOnce.Do(func() {
 			s.Metrics.TrackCanary(func() metrics.CanaryCounts {
-				total := s.canaryTotal.get()
-				if cur := s.cur.Load(); cur != nil && cur.canary != nil {
-					c := cur.canary.Stats()
-					total.Evaluated += c.Evaluated
-					total.Disagreements += c.Disagreements
-					total.Dropped += c.Dropped
-					total.Errors += c.Errors
-				}
-				return metrics.CanaryCounts{Evaluated: total.Evaluated, Disagreements: total.Disagreements,
-					Dropped: total.Dropped, Errors: total.Errors}
+				c := s.canaryCounts()
+				return metrics.CanaryCounts{Evaluated: c.Evaluated, Disagreements: c.Disagreements,
+					Dropped: c.Dropped, Errors: c.Errors}
 			})
 		})
 	}
@@ -113,14 +106,22 @@ func (st *stack) retire() {
 	st.inUse.Unlock()
 }
 
+// stopCanary and stopReloader stop what the stack has; a stack built
+// by a test may lack the reloaders.
 func (st *stack) stopCanary() {
 	if st.canary != nil {
 		st.canary.Close()
+	}
+	if st.canaryRL != nil {
 		st.canaryRL.Stop()
 	}
 }
 
-func (st *stack) stopReloader() { st.reloader.Stop() }
+func (st *stack) stopReloader() {
+	if st.reloader != nil {
+		st.reloader.Stop()
+	}
+}
 
 // stop stops a stack that never served.
 func (st *stack) stop() {
