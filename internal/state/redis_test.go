@@ -605,12 +605,14 @@ func TestCloseIsBoundedWhenTheServerHangs(t *testing.T) {
 			const timeout = 100 * time.Millisecond
 			done := make(chan struct{})
 			go func() { r.Close(timeout); close(done) }()
-			// The bound leaves room for a slow machine; without it every
-			// queued batch would wait out its own 2 s write timeout.
+			// The bound leaves room for a loaded machine; without the fix
+			// every queued batch waits out its own 2 s write timeout, 8 s
+			// and more for four batches a queue.
+			const bound = timeout + 4*time.Second
 			select {
 			case <-done:
-			case <-time.After(timeout + time.Second):
-				t.Fatalf("Close(%s) with %d updates queued for a hanging server has not returned after %s", timeout, tc.updates, timeout+time.Second)
+			case <-time.After(bound):
+				t.Fatalf("Close(%s) with %d updates queued for a hanging server has not returned after %s", timeout, tc.updates, bound)
 			}
 			st := r.Stats()
 			if lost := st.WriteFailures + st.Dropped; lost != uint64(tc.updates) {
