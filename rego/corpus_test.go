@@ -28,6 +28,12 @@ import (
 // case; see corpusCase. Files named realworld-*.jsonl hold commands taken
 // from public projects and must name their source.
 //
+// Files named heldout-*.jsonl are the out-of-sample check: calls written
+// before the rules they exercise were tuned, and never tuned on since. They
+// are decided in full on every run, reported in a table of their own and
+// left out of the gate, so the gate measures what the rules were shaped on
+// and the held-out table shows whether that generalises.
+//
 //	go test ./rego -run TestCorpus -v
 //
 // prints recall and false-positive rate per family; the test fails when
@@ -56,8 +62,9 @@ type corpusCase struct {
 	// them.
 	Files map[string]string `json:"files,omitempty"`
 
-	file string
-	line int
+	file    string
+	line    int
+	heldout bool
 }
 
 func (c corpusCase) where() string { return fmt.Sprintf("%s:%d (%s)", c.file, c.line, c.ID) }
@@ -92,6 +99,7 @@ func readCorpus(t *testing.T) []corpusCase {
 				t.Fatalf("%s:%d: %v", f, n, err)
 			}
 			c.file, c.line = f, n
+			c.heldout = strings.HasPrefix(filepath.Base(f), "heldout-")
 			if err := c.check(strings.HasPrefix(filepath.Base(f), "realworld-")); err != nil {
 				t.Fatalf("%s: %v", c.where(), err)
 			}
@@ -184,11 +192,11 @@ func TestCorpus(t *testing.T) {
 	} else {
 		t.Logf("deciding every %dth of %d cases; %s=1 decides them all", step, len(cases), testkit.EnvLong)
 	}
-	families := map[string]*tally{}
-	var total tally
-	var misses, falsePositives []string
+	families, heldout := map[string]*tally{}, map[string]*tally{}
+	var total, heldoutTotal tally
+	var misses, falsePositives, heldoutMisses []string
 	for i, c := range cases {
-		if i%step != 0 {
+		if i%step != 0 && !c.heldout {
 			continue
 		}
 		evm := c.event()
@@ -212,16 +220,14 @@ func TestCorpus(t *testing.T) {
 		for _, m := range d.Matches {
 			codes = append(codes, m.Code)
 		}
-		// Held-out files (heldout-*.jsonl) are reported apart: the
-		// rules were not tuned on them.
-		family := c.Family
-		if strings.HasPrefix(filepath.Base(c.file), "heldout-") {
-			family = "heldout:" + family
+		if c.heldout {
+			heldoutTotal.add(heldout, c, codes, &heldoutMisses)
+			continue
 		}
-		f := families[family]
+		f := families[c.Family]
 		if f == nil {
 			f = &tally{}
-			families[family] = f
+			families[c.Family] = f
 		}
 		switch {
 		case c.Expect == "allow" || c.Why != "":
@@ -255,6 +261,64 @@ func TestCorpus(t *testing.T) {
 		}
 	}
 
+	t.Log("in-sample (gated):" + table(families, total))
+	for _, m := range misses {
+		t.Log("miss: " + m)
+	}
+	for _, fp := range falsePositives {
+		t.Log("false positive: " + fp)
+	}
+	if heldoutTotal.dangerous+heldoutTotal.benign > 0 {
+		// Reported, never gated: a held-out line that fails says the
+		// rules do not generalise there, and is fixed at its cause.
+		t.Log("held-out (not gated, not tuned on):" + table(heldout, heldoutTotal))
+		for _, m := range heldoutMisses {
+			t.Log("held-out " + m)
+		}
+	}
+
+	if total.dangerous == 0 || total.benign == 0 {
+		t.Fatal("the corpus needs dangerous and benign cases")
+	}
+	if r := float64(total.caught) / float64(total.dangerous); r < minRecall {
+		t.Errorf("recall %.1f%% is below %.0f%% (%d misses listed above)", 100*r, 100*minRecall, len(misses))
+	}
+	if r := float64(total.denied) / float64(total.benign); r > maxFalsePositive {
+		t.Errorf("false positives %.1f%% are above %.0f%% (listed above)", 100*r, 100*maxFalsePositive)
+	}
+}
+
+// add counts a held-out case into its family and t, and lists what it
+// got wrong.
+func (t *tally) add(families map[string]*tally, c corpusCase, codes []string, wrong *[]string) {
+	f := families[c.Family]
+	if f == nil {
+		f = &tally{}
+		families[c.Family] = f
+	}
+	switch {
+	case c.Expect == "allow":
+		f.benign++
+		t.benign++
+		if len(codes) > 0 {
+			f.denied++
+			t.denied++
+			*wrong = append(*wrong, fmt.Sprintf("false positive: %s: %s denied by %v", c.where(), c.summary(), codes))
+		}
+	default:
+		f.dangerous++
+		t.dangerous++
+		if len(codes) > 0 && (c.Rule == "" || slices.Contains(codes, c.Rule)) {
+			f.caught++
+			t.caught++
+			return
+		}
+		*wrong = append(*wrong, fmt.Sprintf("miss: %s: %s %v", c.where(), c.summary(), codes))
+	}
+}
+
+// table renders recall and false-positive rate per family.
+func table(families map[string]*tally, total tally) string {
 	names := make([]string, 0, len(families))
 	for n := range families {
 		names = append(names, n)
@@ -267,23 +331,7 @@ func TestCorpus(t *testing.T) {
 		fmt.Fprintf(&b, "%-28s %9d %8s %9d %8s\n", n, f.dangerous, ratio(f.caught, f.dangerous), f.benign, ratio(f.denied, f.benign))
 	}
 	fmt.Fprintf(&b, "%-28s %9d %8s %9d %8s\n", "all", total.dangerous, ratio(total.caught, total.dangerous), total.benign, ratio(total.denied, total.benign))
-	t.Log(b.String())
-	for _, m := range misses {
-		t.Log("miss: " + m)
-	}
-	for _, fp := range falsePositives {
-		t.Log("false positive: " + fp)
-	}
-
-	if total.dangerous == 0 || total.benign == 0 {
-		t.Fatal("the corpus needs dangerous and benign cases")
-	}
-	if r := float64(total.caught) / float64(total.dangerous); r < minRecall {
-		t.Errorf("recall %.1f%% is below %.0f%% (%d misses listed above)", 100*r, 100*minRecall, len(misses))
-	}
-	if r := float64(total.denied) / float64(total.benign); r > maxFalsePositive {
-		t.Errorf("false positives %.1f%% are above %.0f%% (listed above)", 100*r, 100*maxFalsePositive)
-	}
+	return b.String()
 }
 
 func (c corpusCase) summary() string {
