@@ -13,3 +13,9 @@ import "embed"
 //
 //go:embed lib/*.rego tool/before/builtin/*.rego
 var FS embed.FS
+
+// EffectsTable is the built-in effects table (lib/effects/clis.json): how
+// CLIs reach their effects. The library serves it at data.ahp.lib.effects.
+//
+//go:embed lib/effects/clis.json
+var EffectsTable []byte

@@ -1,0 +1,579 @@
+package effects
+
+import (
+	"net/url"
+	"path"
+	"regexp"
+	"strings"
+
+	"github.com/ahp-opa/ahp-opa/internal/shell"
+)
+
+// Effect is one effect of a call.
+type Effect struct {
+	Effect string
+	Target string
+	// Program is the program whose row or verb gave the effect; Command
+	// its index in the analysed commands (-1 for a tool call).
+	Program string
+	Command int
+	// Source says where the effect came from: Kind "data" with Row
+	// ("kubectl delete"), "verb" with Verb, "tool" with Row (the tool), or
+	// "redirect".
+	Source     Source
+	Confidence string
+	// Local, when set, says why the call cannot reach anything real: a
+	// dry run, a local context, a loopback endpoint.
+	Local      string
+	Approvable bool
+}
+
+// Source is where an effect came from.
+type Source struct {
+	Kind string // "data", "verb", "tool", "redirect"
+	Row  string
+	Verb string
+}
+
+// Workspace resolves operands against the session's workspace.
+type Workspace interface {
+	// Inside reports whether arg names a path inside the workspace.
+	Inside(arg string) bool
+	// Outside returns the absolute path arg names when it lies outside
+	// the workspace (and is not a device like /dev/null).
+	Outside(arg string) (string, bool)
+}
+
+// Matcher is a compiled Table. It is immutable and safe for concurrent use.
+type Matcher struct {
+	programs map[string]*program
+	verbs    map[string]Verb
+	quiet    map[string]bool
+	tools    map[string][]*row
+}
+
+type program struct {
+	name      string // the entry's own name, after an alias
+	launches  string
+	valueOpts map[string]bool
+	dryRun    []string
+	local     []Local
+	rows      []*row
+}
+
+type row struct {
+	Row
+	words []string
+	args  *regexp.Regexp
+	score int
+	label string // "kubectl delete", for the source
+}
+
+// Compile checks a table and builds its matcher.
+func Compile(t *Table) (*Matcher, error) {
+	if err := t.check(); err != nil {
+		return nil, err
+	}
+	m := &Matcher{
+		programs: make(map[string]*program, len(t.Programs)),
+		verbs:    make(map[string]Verb, len(t.Verbs)),
+		quiet:    make(map[string]bool, len(t.Quiet)),
+		tools:    make(map[string][]*row, len(t.Tools)),
+	}
+	for name, p := range t.Programs {
+		own := name
+		entry := p
+		if p.Alias != "" {
+			base := t.Programs[p.Alias]
+			own = p.Alias
+			entry = Program{
+				Launches:     base.Launches,
+				ValueOptions: append(append([]string(nil), base.ValueOptions...), p.ValueOptions...),
+				DryRun:       append(append([]string(nil), base.DryRun...), p.DryRun...),
+				Local:        append(append([]Local(nil), p.Local...), base.Local...),
+				Rows:         append(append([]Row(nil), base.Rows...), p.Rows...),
+			}
+			if p.Launches != "" {
+				entry.Launches = p.Launches
+			}
+		}
+		cp := &program{name: own, launches: entry.Launches, valueOpts: map[string]bool{}, dryRun: entry.DryRun, local: entry.Local}
+		for _, o := range entry.ValueOptions {
+			cp.valueOpts[o] = true
+		}
+		for _, r := range entry.Rows {
+			cp.rows = append(cp.rows, compileRow(own, r))
+		}
+		m.programs[name] = cp
+	}
+	for k, v := range t.Verbs {
+		if v.Confidence == "" {
+			v.Confidence = Medium
+		}
+		m.verbs[strings.ToLower(k)] = v
+	}
+	for _, q := range t.Quiet {
+		m.quiet[q] = true
+	}
+	for name, rows := range t.Tools {
+		for _, r := range rows {
+			m.tools[strings.ToLower(name)] = append(m.tools[strings.ToLower(name)], compileRow(name, r))
+		}
+	}
+	return m, nil
+}
+
+func compileRow(prog string, r Row) *row {
+	cr := &row{Row: r, words: strings.Fields(strings.ToLower(r.Path))}
+	if r.Confidence == "" {
+		cr.Confidence = High
+	}
+	if r.Args != "" {
+		cr.args = regexp.MustCompile(r.Args) // checked by Table.check
+	}
+	// A longer path is more specific, a named word more than a *; a
+	// condition on the options or the arguments narrows a path further.
+	for _, w := range cr.words {
+		cr.score += 4
+		if w == "*" {
+			cr.score--
+		}
+	}
+	if len(r.Options) > 0 || r.Args != "" {
+		cr.score++
+	}
+	cr.label = strings.TrimSpace(prog + " " + r.Path)
+	return cr
+}
+
+// Known reports whether the table has an entry for a program.
+func (m *Matcher) Known(name string) bool {
+	_, ok := m.programs[name]
+	return ok
+}
+
+// maxLaunches bounds npx npx npx …: each launch is one more lookup.
+const maxLaunches = 4
+
+// Command appends the effects of command c, the i-th analysed command,
+// to out.
+func (m *Matcher) Command(c *shell.Command, i int, ws Workspace, out []Effect) []Effect {
+	if m == nil || len(c.Argv) == 0 {
+		return out
+	}
+	name, args := c.Name, c.Argv[1:]
+	for range maxLaunches {
+		p := m.programs[name]
+		if p == nil {
+			return m.verbEffects(name, args, c, i, out)
+		}
+		if p.launches != "" {
+			if inner, rest, ok := p.launched(args); ok {
+				name, args = inner, rest
+				continue
+			}
+		}
+		return m.dataEffects(p, name, args, c, i, ws, out)
+	}
+	return out
+}
+
+// launched finds the program a launcher runs and its arguments.
+func (p *program) launched(args []string) (string, []string, bool) {
+	if p.launches == "first" {
+		pos := p.positionals(args)
+		if len(pos) == 0 {
+			return "", nil, false
+		}
+		return packageBin(args[pos[0]]), args[pos[0]+1:], true
+	}
+	for j, a := range args {
+		if a == p.launches && j+1 < len(args) {
+			return strings.ToLower(args[j+1]), args[j+2:], true
+		}
+		if v, ok := strings.CutPrefix(a, p.launches); ok && v != "" && len(p.launches) == 2 {
+			return strings.ToLower(v), args[j+1:], true // python -mtwine
+		}
+	}
+	return "", nil, false
+}
+
+// packageBin names the program a package spec runs: @scope/tool@1 → tool.
+func packageBin(spec string) string {
+	spec = strings.ToLower(spec)
+	if at := strings.LastIndexByte(spec, '@'); at > 0 {
+		spec = spec[:at]
+	}
+	if slash := strings.LastIndexByte(spec, '/'); slash >= 0 {
+		spec = spec[slash+1:]
+	}
+	return spec
+}
+
+// positionals returns the indices of the arguments that are not options
+// or option values.
+func (p *program) positionals(args []string) []int {
+	var pos []int
+	for j := 0; j < len(args); j++ {
+		a := args[j]
+		switch {
+		case a == "--":
+			for k := j + 1; k < len(args); k++ {
+				pos = append(pos, k)
+			}
+			return pos
+		case len(a) > 1 && a[0] == '-':
+			if p != nil && p.valueOpts[a] {
+				j++
+			}
+		default:
+			pos = append(pos, j)
+		}
+	}
+	return pos
+}
+
+// hasOption reports whether args give option o: exactly, as o=value, or
+// for a one-letter o inside a short cluster (-fu).
+func hasOption(args []string, o string) bool {
+	for _, a := range args {
+		if a == "--" {
+			return false
+		}
+		if a == o || strings.HasPrefix(a, o+"=") {
+			return true
+		}
+		if len(o) == 2 && o[0] == '-' && o[1] != '-' && len(a) > 2 && len(a) <= 5 && a[0] == '-' && a[1] != '-' && strings.IndexByte(a[1:], o[1]) >= 0 && isLetters(a[1:]) {
+			return true
+		}
+	}
+	return false
+}
+
+func isLetters(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; (c < 'a' || c > 'z') && (c < 'A' || c > 'Z') {
+			return false
+		}
+	}
+	return true
+}
+
+// dryRun returns the dry-run option args give, "" for none. A value of
+// none or false (kubectl --dry-run=none) is no dry run.
+func dryRun(args []string, opts []string) string {
+	for _, o := range opts {
+		for _, a := range args {
+			if a == "--" {
+				break
+			}
+			if a == o {
+				return o
+			}
+			if v, ok := strings.CutPrefix(a, o+"="); ok {
+				if v != "none" && v != "false" && v != "0" {
+					return a
+				}
+			}
+		}
+	}
+	return ""
+}
+
+func (m *Matcher) dataEffects(p *program, name string, args []string, c *shell.Command, i int, ws Workspace, out []Effect) []Effect {
+	pos := p.positionals(args)
+	words := make([]string, 0, 4)
+	for _, j := range pos {
+		if len(words) == 4 {
+			break
+		}
+		words = append(words, strings.ToLower(args[j]))
+	}
+	best := -1
+	var hits []*row
+	for _, r := range p.rows {
+		if !r.matches(words, args) || r.score < best {
+			continue
+		}
+		if r.score > best {
+			best, hits = r.score, hits[:0]
+		}
+		hits = append(hits, r)
+	}
+	for _, r := range hits {
+		if r.Effect == None {
+			return out
+		}
+	}
+	for _, r := range hits {
+		e := Effect{
+			Effect: r.Effect, Target: r.Target, Program: name, Command: i,
+			Source:     Source{Kind: "data", Row: r.label},
+			Confidence: r.Confidence, Approvable: r.Approvable,
+		}
+		if e.Target == "" {
+			e.Target = p.name
+		}
+		rest := pos
+		if len(rest) >= len(r.words) {
+			rest = rest[len(r.words):]
+		}
+		e.Local = p.local1(r, args, rest, c, ws)
+		if r.Operands == "outside" {
+			for _, j := range pos {
+				if abs, ok := ws.Outside(args[j]); ok {
+					e.Target = abs
+					out = append(out, e)
+				}
+			}
+			continue
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+func (r *row) matches(words, args []string) bool {
+	if len(words) < len(r.words) {
+		return false
+	}
+	for k, w := range r.words {
+		if w != "*" && w != words[k] {
+			return false
+		}
+	}
+	if len(r.Options) > 0 {
+		found := false
+		for _, o := range r.Options {
+			if hasOption(args, o) {
+				found = true
+				break
+			}
+		}
+		if !found {
+			return false
+		}
+	}
+	if r.args != nil {
+		for _, a := range args {
+			if r.args.MatchString(a) {
+				return true
+			}
+		}
+		return false
+	}
+	return true
+}
+
+// local1 says why a call is local, "" when it may reach something real.
+func (p *program) local1(r *row, args []string, rest []int, c *shell.Command, ws Workspace) string {
+	if d := dryRun(args, r.DryRun); d != "" {
+		return "dry run (" + d + ")"
+	}
+	if d := dryRun(args, p.dryRun); d != "" {
+		return "dry run (" + d + ")"
+	}
+	for _, ls := range [][]Local{r.Local, p.local} {
+		for _, l := range ls {
+			if l.holds(args, rest, c, ws) {
+				return l.Why
+			}
+		}
+	}
+	return ""
+}
+
+func (l *Local) holds(args []string, rest []int, c *shell.Command, ws Workspace) bool {
+	if len(l.Absent) > 0 && !l.anyGiven(args, c) {
+		return true
+	}
+	for _, o := range l.Options {
+		if v, ok := optionValue(args, o); ok && l.judge(v, ws) {
+			return true
+		}
+	}
+	for _, name := range l.Env {
+		for _, e := range c.Env {
+			if e.Name == name && l.judge(e.Value, ws) {
+				return true
+			}
+		}
+	}
+	if len(rest) > 0 {
+		switch l.Operand {
+		case "first":
+			return l.judge(args[rest[0]], ws)
+		case "last":
+			return l.judge(args[rest[len(rest)-1]], ws)
+		}
+	}
+	return false
+}
+
+// anyGiven reports whether one of the Absent options or assignments is
+// given.
+func (l *Local) anyGiven(args []string, c *shell.Command) bool {
+	for _, o := range l.Absent {
+		if strings.HasPrefix(o, "-") {
+			if _, ok := optionValue(args, o); ok || hasOption(args, o) {
+				return true
+			}
+			continue
+		}
+		for _, e := range c.Env {
+			if e.Name == o {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func (l *Local) judge(v string, ws Workspace) bool {
+	if v == "" {
+		return false
+	}
+	for _, g := range l.Match {
+		if ok, _ := path.Match(g, v); ok {
+			return true
+		}
+	}
+	if l.Loopback && Loopback(HostOf(v)) {
+		return true
+	}
+	return l.Workspace && ws != nil && ws.Inside(v)
+}
+
+// optionValue returns the value given to option o: "-o v", "-o=v", or for
+// a one-letter option "-ov".
+func optionValue(args []string, o string) (string, bool) {
+	for j, a := range args {
+		if a == "--" {
+			break
+		}
+		if a == o && j+1 < len(args) {
+			return args[j+1], true
+		}
+		if v, ok := strings.CutPrefix(a, o+"="); ok {
+			return v, true
+		}
+		if len(o) == 2 && o[1] != '-' && len(a) > 2 && strings.HasPrefix(a, o) {
+			return a[2:], true
+		}
+	}
+	return "", false
+}
+
+// HostOf returns the host a value names: a URL's host, the registry of an
+// image reference (localhost:5000/app), or host[:port].
+func HostOf(v string) string {
+	v = strings.TrimPrefix(v, "jdbc:") // jdbc:postgresql://host/db
+	if strings.Contains(v, "://") {
+		if u, err := url.Parse(v); err == nil {
+			return strings.ToLower(u.Hostname())
+		}
+		return ""
+	}
+	if at := strings.LastIndexByte(v, '@'); at >= 0 {
+		v = v[at+1:]
+	}
+	if slash := strings.IndexByte(v, '/'); slash >= 0 {
+		v = v[:slash]
+	}
+	if strings.HasPrefix(v, "[") {
+		if end := strings.IndexByte(v, ']'); end > 0 {
+			return v[1:end]
+		}
+	}
+	if colon := strings.LastIndexByte(v, ':'); colon >= 0 && strings.Count(v, ":") == 1 {
+		v = v[:colon]
+	}
+	return strings.ToLower(v)
+}
+
+// Loopback reports whether a host never leaves the machine.
+func Loopback(host string) bool {
+	switch host {
+	case "localhost", "::1", "0.0.0.0", "host.docker.internal":
+		return true
+	}
+	return strings.HasPrefix(host, "127.") || strings.HasSuffix(host, ".localhost")
+}
+
+// readWords follow a noun of an unknown CLI in a call that only looks:
+// `acme release list` is no release.
+var readWords = map[string]bool{
+	"list": true, "ls": true, "get": true, "show": true, "view": true, "describe": true,
+	"status": true, "info": true, "history": true, "diff": true, "plan": true, "logs": true,
+	"log": true, "help": true, "inspect": true, "search": true, "notes": true, "preview": true,
+	"check": true, "validate": true, "lint": true, "test": true, "watch": true, "explain": true,
+}
+
+// verbEffects lets the subcommand words of a CLI the table does not know
+// speak: the first or second operand, when it is a plain word.
+func (m *Matcher) verbEffects(name string, args []string, c *shell.Command, i int, out []Effect) []Effect {
+	if len(m.verbs) == 0 || m.quiet[name] || strings.HasPrefix(name, "$") {
+		return out
+	}
+	var words []string
+	for _, a := range args {
+		if a == "--help" || a == "-h" || a == "--version" {
+			return out
+		}
+		if a == "--" {
+			break
+		}
+		if len(a) > 1 && a[0] == '-' {
+			continue
+		}
+		words = append(words, a)
+		if len(words) == 3 {
+			break
+		}
+	}
+	for k, w := range words {
+		if k == 2 {
+			break
+		}
+		lw := strings.ToLower(w)
+		v, ok := m.verbs[lw]
+		if !ok || lw != w && strings.ToUpper(w) == w {
+			continue // ALLCAPS words are text, not subcommands
+		}
+		if k+1 < len(words) && readWords[strings.ToLower(words[k+1])] {
+			return out
+		}
+		return append(out, Effect{
+			Effect: v.Effect, Target: cmpOr(v.Target, name), Program: name, Command: i,
+			Source:     Source{Kind: "verb", Verb: lw},
+			Confidence: v.Confidence, Approvable: v.Approvable,
+		})
+	}
+	return out
+}
+
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+// Tool appends the effects of a call of the tool named name (for an MCP
+// tool, its own name) to out.
+func (m *Matcher) Tool(name string, out []Effect) []Effect {
+	if m == nil {
+		return out
+	}
+	for _, r := range m.tools[strings.ToLower(name)] {
+		if r.Effect == None {
+			continue
+		}
+		out = append(out, Effect{
+			Effect: r.Effect, Target: cmpOr(r.Target, name), Program: name, Command: -1,
+			Source:     Source{Kind: "tool", Row: name},
+			Confidence: r.Confidence, Approvable: r.Approvable,
+		})
+	}
+	return out
+}

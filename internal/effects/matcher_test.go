@@ -1,0 +1,191 @@
+package effects
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/ahp-opa/ahp-opa/internal/shell"
+)
+
+// workspace is /home/dev/repo; relative paths start there.
+type workspace struct{}
+
+func (workspace) Inside(arg string) bool {
+	return !strings.HasPrefix(arg, "/") && !strings.HasPrefix(arg, "~") && !strings.HasPrefix(arg, "..") || strings.HasPrefix(arg, "/home/dev/repo/")
+}
+
+func (w workspace) Outside(arg string) (string, bool) {
+	if w.Inside(arg) || strings.HasPrefix(arg, "/dev/") || strings.HasPrefix(arg, "-") {
+		return "", false
+	}
+	return arg, true
+}
+
+// effectsOf renders the effects of a command line as
+// "effect program confidence [local]" lines, for compact tables.
+func effectsOf(t *testing.T, m *Matcher, line string) []string {
+	t.Helper()
+	a := shell.Analyze(line, shell.DefaultLimits)
+	var out []Effect
+	for i := range a.Commands {
+		out = m.Command(&a.Commands[i], i, workspace{}, out)
+	}
+	var got []string
+	for _, e := range out {
+		s := fmt.Sprintf("%s %s %s", e.Effect, e.Program, e.Confidence)
+		if e.Local != "" {
+			s += " local"
+		}
+		got = append(got, s)
+	}
+	return got
+}
+
+func TestBuiltinTable(t *testing.T) {
+	m, err := Builtin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(m.programs); n < 200 {
+		t.Errorf("the built-in table knows %d programs, want hundreds", n)
+	}
+	for _, tc := range []struct {
+		line string
+		want string // effects joined by "; ", "" for none
+	}{
+		// data rows
+		{"kubectl --namespace prod delete statefulset postgres", "store.destroy kubectl high"},
+		{"kubectl get pods -n production", ""},
+		{"kubectl diff -f k8s/", ""},
+		{"kubectl apply -f k8s/", "publish kubectl high"},
+		{"kubectl --context kind-dev delete pod web-0", "store.destroy kubectl high local"},
+		{"kubectl delete pod web-0 --dry-run=client", "store.destroy kubectl high local"},
+		{"kubectl delete pod web-0 --dry-run=none", "store.destroy kubectl high"},
+		{"kubectl get secret db -o jsonpath='{.data.password}'", "secret.read kubectl high"},
+		{"kubectl get secrets -o name", ""},
+		{"aws s3 rb s3://logs --force", "store.destroy aws high"},
+		{"aws --endpoint-url http://localhost:4566 s3 rb s3://logs", "store.destroy aws high local"},
+		{"AWS_ENDPOINT_URL=http://127.0.0.1:4566 aws dynamodb delete-table --table-name t", "store.destroy aws high local"},
+		{"aws ssm get-parameter --name /db/pw --with-decryption", "secret.read aws high"},
+		{"aws ssm get-parameter --name /db/host", ""},
+		{"aws s3 ls", ""},
+		{"gcloud compute instances delete vm-1 --zone us-east1-b", "store.destroy gcloud high"},
+		{"gcloud compute instances list", ""},
+		{"terraform plan -out tf.plan", ""},
+		{"terraform apply -auto-approve", "remote.change terraform high"},
+		{"tofu destroy", "store.destroy tofu high"},
+		{"helm template web ./chart", ""},
+		{"helm upgrade --install web ./chart --kube-context minikube", "publish helm high local"},
+		{"docker push localhost:5000/app:dev", "publish docker high local"},
+		{"docker push ghcr.io/acme/app:1.0", "publish docker high"},
+		{"docker build -t app .", ""},
+		{"npm publish --registry http://localhost:4873", "publish npm high local"},
+		{"npm publish --dry-run", "publish npm high local"},
+		{"npm run deploy-docs", ""},
+		{"npx semantic-release", "publish semantic-release high"},
+		{"python -m twine upload dist/*", "publish twine high"},
+		{"./gradlew publishToMavenLocal", ""},
+		{"./gradlew clean publish", "publish gradlew high"},
+		{"mvn -B clean deploy -P release", "publish mvn high"},
+		{"redis-cli FLUSHALL", "store.destroy redis-cli high local"},
+		{"redis-cli -h cache.internal FLUSHALL", "store.destroy redis-cli high"},
+		{"psql -h db.prod -c 'DROP TABLE users'", "store.destroy psql high"},
+		{"psql -h localhost -c 'DROP TABLE users'", "store.destroy psql high local"},
+		{"psql -c 'select 1'", ""},
+		{"sqlite3 :memory: 'drop table t'", "store.destroy sqlite3 high local"},
+		{"pass show email/work", "secret.read pass high"},
+		{"pass ls", ""},
+		{"pass github.com", "secret.read pass medium"},
+		{"crontab -l", ""},
+		{"crontab jobs.txt", "persistence crontab high"},
+		{"sudo systemctl stop firewalld", "security.weaken systemctl high"},
+		{"systemctl status nginx", ""},
+		{"git push origin feature/x", "remote.change git low"},
+		{"git push --dry-run origin main", "remote.change git low local"},
+		{"goreleaser release --snapshot --clean", "publish goreleaser high local"},
+		{"rm -rf ~/.cache/foo", "fs.delete-outside rm high"},
+		{"rm -rf build/", ""},
+		{"RAILS_ENV=production bin/rails db:drop", "store.destroy rails high"},
+		{"bin/rails db:drop", "store.destroy rails high local"},
+		// unknown CLIs: verbs speak, look-alikes do not
+		{"acmectl deploy --env production", "publish acmectl medium"},
+		{"acmectl release list", ""},
+		{"acmectl cluster destroy prod", "store.destroy acmectl medium"},
+		{"acmectl deploy --help", ""},
+		{"echo deploy now", ""},
+		{"make release-notes", ""},
+		{"grep -rn publish src/", ""},
+	} {
+		got := strings.Join(effectsOf(t, m, tc.line), "; ")
+		if got != tc.want {
+			t.Errorf("%s:\n got %q\nwant %q", tc.line, got, tc.want)
+		}
+	}
+}
+
+func TestTeamRows(t *testing.T) {
+	doc := map[string]any{"programs": map[string]any{
+		"acmectl": map[string]any{"rows": []any{
+			map[string]any{"path": "release list", "effect": "none"},
+			map[string]any{"path": "db wipe", "effect": "store.destroy", "target": "acme database"},
+		}},
+		"kubectl": map[string]any{"local": []any{map[string]any{"options": []any{"--context"}, "match": []any{"dev-*"}, "why": "our dev clusters"}}},
+	}}
+	m, err := WithTeam(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for line, want := range map[string]string{
+		"acmectl db wipe":                         "store.destroy acmectl high",
+		"acmectl deploy":                          "", // now known: its verbs no longer guess
+		"kubectl --context dev-eu delete pod x":   "store.destroy kubectl high local",
+		"kubectl --context prod-eu delete pod x":  "store.destroy kubectl high",
+		"kubectl --context minikube delete pod x": "store.destroy kubectl high local",
+	} {
+		if got := strings.Join(effectsOf(t, m, line), "; "); got != want {
+			t.Errorf("%s: got %q, want %q", line, got, want)
+		}
+	}
+}
+
+func TestTableErrors(t *testing.T) {
+	for name, doc := range map[string]string{
+		"unknown effect":  `{"programs": {"x": {"rows": [{"path": "a", "effect": "store.destory"}]}}}`,
+		"bad confidence":  `{"programs": {"x": {"rows": [{"path": "a", "effect": "publish", "confidence": "sure"}]}}}`,
+		"bad regexp":      `{"programs": {"x": {"rows": [{"path": "", "effect": "publish", "args": "("}]}}}`,
+		"local no why":    `{"programs": {"x": {"local": [{"options": ["-h"], "loopback": true}]}}}`,
+		"local no test":   `{"programs": {"x": {"local": [{"options": ["-h"], "why": "w"}]}}}`,
+		"unknown key":     `{"programs": {"x": {"rowz": []}}}`,
+		"dangling alias":  `{"programs": {"x": {"alias": "y"}}}`,
+		"unknown operand": `{"programs": {"x": {"rows": [{"path": "", "effect": "publish", "operands": "all"}]}}}`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			tab, err := Parse([]byte(doc))
+			if err == nil {
+				_, err = Compile(tab)
+			}
+			if !errors.Is(err, ErrTable) {
+				t.Fatalf("got %v, want an ErrTable", err)
+			}
+		})
+	}
+}
+
+func TestHostOf(t *testing.T) {
+	for in, want := range map[string]string{
+		"http://localhost:4566":                  "localhost",
+		"localhost:5000/app:dev":                 "localhost",
+		"ghcr.io/acme/app":                       "ghcr.io",
+		"docker://127.0.0.1:5000/x":              "127.0.0.1",
+		"jdbc:postgresql://localhost:5432/db":    "localhost",
+		"postgres://u:p@db.example.com:5432/app": "db.example.com",
+		"[::1]:6379":                             "::1",
+		"cache.internal":                         "cache.internal",
+	} {
+		if got := HostOf(in); got != want {
+			t.Errorf("HostOf(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
