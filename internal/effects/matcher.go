@@ -560,13 +560,14 @@ func cmpOr(a, b string) string {
 }
 
 // Tool appends the effects of a call of the tool named name (for an MCP
-// tool, its own name) to out.
-func (m *Matcher) Tool(name string, out []Effect) []Effect {
+// tool, its own name) to out; args are the strings of its input, which
+// a row's args expression is matched on.
+func (m *Matcher) Tool(name string, args []string, out []Effect) []Effect {
 	if m == nil {
 		return out
 	}
 	for _, r := range m.tools[strings.ToLower(name)] {
-		if r.Effect == None {
+		if r.Effect == None || !r.matches(nil, args) {
 			continue
 		}
 		out = append(out, Effect{

@@ -9,6 +9,7 @@ import (
 	"github.com/open-policy-agent/opa/v1/ast"
 
 	"github.com/ahp-opa/ahp-opa/internal/adapters"
+	"github.com/ahp-opa/ahp-opa/internal/effects"
 	"github.com/ahp-opa/ahp-opa/internal/inline"
 	"github.com/ahp-opa/ahp-opa/internal/shell"
 	"github.com/ahp-opa/ahp-opa/transport"
@@ -38,6 +39,9 @@ type Options struct {
 	// Limits bound the shell analysis; zero values take
 	// shell.DefaultLimits.
 	Limits shell.Limits
+	// Effects is the compiled effects table (input.ahp.effects); nil
+	// means the built-in one.
+	Effects *effects.Matcher
 }
 
 // Result is what the enrichment derived from one event.
@@ -196,7 +200,7 @@ func Enrich(ev *transport.Event, opts Options, parts Parts) *Result {
 		// hook: one policy can treat agents alike or differently.
 		items = append(items, [2]*ast.Term{keyAgent, ast.StringTerm(r.Agent)})
 	}
-	if parts&(Tool|Workspace|Shell|Secrets|Sensitive|Writes) == 0 {
+	if parts&(Tool|Workspace|Shell|Secrets|Sensitive|Writes|Effects) == 0 {
 		r.Object = ast.NewObject(items...)
 		return r
 	}
@@ -266,6 +270,18 @@ func Enrich(ev *transport.Event, opts Options, parts Parts) *Result {
 	if parts&Workspace != 0 {
 		items = append(items, [2]*ast.Term{keyWorkspace, en.workspace()})
 	}
+	if fam == FamilyShell && parts&(Shell|Secrets|Sensitive|Writes) == 0 && parts&Effects != 0 {
+		// Only the effects read the command: analyse it without
+		// building input.ahp.shell.
+		lim := opts.Limits
+		if lim == (shell.Limits{}) {
+			lim = shell.DefaultLimits
+		}
+		if a, _ := analyze(cmd, lim); a != nil {
+			en.expand(a, lim)
+			en.analysis = a
+		}
+	}
 	if fam == FamilyShell && parts&(Shell|Secrets|Sensitive|Writes) != 0 {
 		sh := en.shell(cmd, opts.Limits)
 		if len(ambiguous) > 0 {
@@ -297,6 +313,14 @@ func Enrich(ev *transport.Event, opts Options, parts Parts) *Result {
 		if t := secrets(fam, toolName, input, cmds); t != nil {
 			items = append(items, [2]*ast.Term{keySecrets, t})
 		}
+	}
+	if parts&Effects != 0 {
+		m := opts.Effects
+		if m == nil {
+			// The built-in table is embedded and tested: it compiles.
+			m, _ = effects.Builtin()
+		}
+		items = append(items, [2]*ast.Term{keyEffects, en.effects(m, fam, toolName, input)})
 	}
 	r.Sensitive, r.Writes = en.sensitive && parts&Sensitive != 0, en.writes && parts&Writes != 0
 	if r.Sensitive {
@@ -398,39 +422,44 @@ func (en *enricher) path(raw string, extraKey, extraValue *ast.Term) *ast.Term {
 	return ast.ObjectTerm(items...)
 }
 
-// shell analyses the command of a shell tool.
-func (en *enricher) shell(raw ast.Value, lim shell.Limits) *ast.Term {
-	if raw == nil {
-		return nil
-	}
-	if lim == (shell.Limits{}) {
-		lim = shell.DefaultLimits
-	}
-	var a *shell.Analysis
-	var script string
+// analyze parses the command of a shell tool; nil for a command that is
+// neither a string nor an argv. lim holds no zero limit.
+func analyze(raw ast.Value, lim shell.Limits) (*shell.Analysis, string) {
 	switch c := raw.(type) {
 	case ast.String:
-		script = string(c)
-		a = shell.Analyze(script, lim)
+		return shell.Analyze(string(c), lim), string(c)
 	case *ast.Array:
 		argv := make([]string, 0, c.Len())
 		for i := range c.Len() {
 			s, ok := asText(c.Elem(i).Value)
 			if !ok {
-				return nil
+				return nil, ""
 			}
 			argv = append(argv, s)
 		}
-		script = strings.Join(argv, " ")
-		a = shell.AnalyzeArgv(argv, lim)
-	default:
+		return shell.AnalyzeArgv(argv, lim), strings.Join(argv, " ")
+	}
+	return nil, ""
+}
+
+// expand appends to the analysis what npm run, make, ./script.sh … run,
+// read from the workspace, then the commands of code handed to
+// interpreters (python -c, perl -e, heredocs), which runs commands too.
+func (en *enricher) expand(a *shell.Analysis, lim shell.Limits) ([]followed, []inline.Program) {
+	fol := en.follow(a, lim)
+	return fol, inline.Expand(a, lim)
+}
+
+// shell analyses the command of a shell tool.
+func (en *enricher) shell(raw ast.Value, lim shell.Limits) *ast.Term {
+	if lim == (shell.Limits{}) {
+		lim = shell.DefaultLimits
+	}
+	a, script := analyze(raw, lim)
+	if a == nil {
 		return nil
 	}
-	// What npm run, make, ./script.sh … run is read from the workspace
-	// and appended, then code handed to interpreters (python -c, perl -e,
-	// heredocs), which runs commands too.
-	fol := en.follow(a, lim)
-	progs := inline.Expand(a, lim)
+	fol, progs := en.expand(a, lim)
 	en.analysis = a
 	cmds := make([]*ast.Term, len(a.Commands))
 	for i := range a.Commands {

@@ -23,10 +23,12 @@ const (
 	// Session is input.ahp.session, which the engine fills from session
 	// facts rather than from the event.
 	Session
+	// Effects is input.ahp.effects: what the call does (package effects).
+	Effects
 
 	// All is every part: what a policy that reads input.ahp as a whole,
 	// or with a key it computes, gets.
-	All = Version | Tool | Workspace | Shell | Secrets | Sensitive | Writes | Agent | Session
+	All = Version | Tool | Workspace | Shell | Secrets | Sensitive | Writes | Agent | Session | Effects
 	// Describe is what a description of the call (the tool, the paths and
 	// hosts it touches) reads.
 	Describe = Tool | Shell
@@ -35,7 +37,7 @@ const (
 var partKeys = map[string]Parts{
 	"version": Version, "tool": Tool, "workspace": Workspace, "shell": Shell,
 	"secrets": Secrets, "sensitive": Sensitive, "writes": Writes, "agent": Agent,
-	"session": Session,
+	"session": Session, "effects": Effects,
 }
 
 // partNames lists the parts in the order String names them.

@@ -1,0 +1,165 @@
+package enrich
+
+import (
+	"strings"
+
+	"github.com/open-policy-agent/opa/v1/ast"
+
+	"github.com/ahp-opa/ahp-opa/internal/effects"
+	"github.com/ahp-opa/ahp-opa/internal/shell"
+)
+
+// Interned keys of input.ahp.effects.
+var (
+	keyEffects    = ast.StringTerm("effects")
+	keyEffect     = ast.StringTerm("effect")
+	keyProgram    = ast.StringTerm("program")
+	keyRow        = ast.StringTerm("row")
+	keyVerb       = ast.StringTerm("verb")
+	keyConfidence = ast.StringTerm("confidence")
+	keyLocal      = ast.StringTerm("local")
+	keyWhy        = ast.StringTerm("why")
+	keyApprovable = ast.StringTerm("approvable")
+)
+
+// maxEffects bounds input.ahp.effects: a script of thousands of commands
+// must not cost thousands of objects per decision.
+const maxEffects = 256
+
+// maxToolArgs bounds the input strings a tool row's args are matched on.
+const maxToolArgs = 32
+
+// commandWorkspace judges a command's operands against the workspace,
+// from the directory the command runs in.
+type commandWorkspace struct {
+	pc  *pathContext
+	dir string
+}
+
+func (w commandWorkspace) Inside(arg string) bool {
+	pi := w.pc.resolveIn(arg, w.dir)
+	return pi.inside && !pi.dynamic
+}
+
+func (w commandWorkspace) Outside(arg string) (string, bool) {
+	if !pathCandidate(arg, false) {
+		return "", false
+	}
+	pi := w.pc.resolveIn(arg, w.dir)
+	if !pi.outside || scratchPath(pi.abs) {
+		return "", false
+	}
+	return pi.abs, true
+}
+
+// scratchPath holds for devices and temporary directories: writing or
+// deleting there is everyday work, not an effect on the user's files.
+func scratchPath(p string) bool {
+	for _, prefix := range []string{"/dev/", "/tmp/", "/var/tmp/", "/private/tmp/", "/private/var/folders/"} {
+		if strings.HasPrefix(p, prefix) {
+			return true
+		}
+	}
+	return p == "/tmp" || p == "/dev/null"
+}
+
+// effects computes input.ahp.effects: the effects of each analysed
+// command (data rows, verbs, redirections outside the workspace), of the
+// tool itself (MCP and agent tools in the table) and of a file tool's
+// write outside the workspace.
+func (en *enricher) effects(m *effects.Matcher, fam, toolName string, input ast.Object) *ast.Term {
+	var out []effects.Effect
+	if a := en.analysis; a != nil {
+		for i := range a.Commands {
+			if len(out) >= maxEffects {
+				break
+			}
+			c := &a.Commands[i]
+			ws := commandWorkspace{pc: en.pc, dir: en.commandDir(c)}
+			out = m.Command(c, i, ws, out)
+			for _, r := range c.Redirects {
+				if !writeOps[r.Op] || r.Target == "" {
+					continue
+				}
+				if abs, ok := ws.Outside(r.Target); ok {
+					out = append(out, effects.Effect{
+						Effect: effects.FSWriteOutside, Target: abs, Program: c.Name, Command: i,
+						Source: effects.Source{Kind: "redirect", Row: r.Op}, Confidence: effects.High,
+					})
+				}
+			}
+		}
+	}
+	if fam != FamilyShell {
+		out = m.Tool(toolName, toolStrings(input), out)
+	}
+	if fam == FamilyFileWrite || fam == FamilyFileEdit {
+		_, paths := toolPaths(toolName, input)
+		ws := commandWorkspace{pc: en.pc, dir: en.pc.cwd}
+		for _, p := range paths {
+			if abs, ok := ws.Outside(p); ok {
+				out = append(out, effects.Effect{
+					Effect: effects.FSWriteOutside, Target: abs, Program: toolName, Command: -1,
+					Source: effects.Source{Kind: "tool", Row: toolName}, Confidence: effects.High,
+				})
+			}
+		}
+	}
+	if len(out) > maxEffects {
+		out = out[:maxEffects]
+	}
+	terms := make([]*ast.Term, len(out))
+	for i := range out {
+		terms[i] = effectTerm(&out[i])
+	}
+	return ast.ArrayTerm(terms...)
+}
+
+// commandDir is the directory a command runs in.
+func (en *enricher) commandDir(c *shell.Command) string {
+	if c.Dir != "" {
+		if d := en.pc.resolve(c.Dir); isAbs(d.abs) {
+			return d.abs
+		}
+	}
+	return en.pc.cwd
+}
+
+// toolStrings are a tool input's top-level string values, for the rows
+// that match a tool's arguments (execute_sql with a DROP in it).
+func toolStrings(input ast.Object) []string {
+	if input == nil {
+		return nil
+	}
+	var out []string
+	input.Foreach(func(_, v *ast.Term) {
+		if s, ok := v.Value.(ast.String); ok && len(out) < maxToolArgs {
+			out = append(out, string(s))
+		}
+	})
+	return out
+}
+
+func effectTerm(e *effects.Effect) *ast.Term {
+	src := [][2]*ast.Term{{keyKind, ast.StringTerm(e.Source.Kind)}}
+	if e.Source.Row != "" {
+		src = append(src, [2]*ast.Term{keyRow, ast.StringTerm(e.Source.Row)})
+	}
+	if e.Source.Verb != "" {
+		src = append(src, [2]*ast.Term{keyVerb, ast.StringTerm(e.Source.Verb)})
+	}
+	items := make([][2]*ast.Term, 0, 9)
+	items = append(items,
+		[2]*ast.Term{keyEffect, ast.StringTerm(e.Effect)},
+		[2]*ast.Term{keyTarget, ast.StringTerm(e.Target)},
+		[2]*ast.Term{keyProgram, ast.StringTerm(e.Program)},
+		[2]*ast.Term{keyCommand, ast.InternedTerm(e.Command)},
+		[2]*ast.Term{keySource, ast.ObjectTerm(src...)},
+		[2]*ast.Term{keyConfidence, ast.StringTerm(e.Confidence)},
+		[2]*ast.Term{keyApprovable, ast.BooleanTerm(e.Approvable)},
+	)
+	if e.Local != "" {
+		items = append(items, [2]*ast.Term{keyLocal, ast.ObjectTerm([2]*ast.Term{keyWhy, ast.StringTerm(e.Local)})})
+	}
+	return ast.ObjectTerm(items...)
+}
