@@ -72,7 +72,16 @@ func builtin(tests bool) (*Policy, error) {
 	if err != nil {
 		return nil, fmt.Errorf("built-in library: %w", err)
 	}
-	p.Revision = BuiltinRevisionPrefix + p.Revision
+	// The effects table is part of the library: served at
+	// data.ahp.lib.effects, and part of the revision, since a row changes
+	// decisions as a rule does.
+	var table map[string]any
+	if err := json.Unmarshal(rego.EffectsTable, &table); err != nil {
+		return nil, fmt.Errorf("built-in library: effects table: %w", err)
+	}
+	p.Data = map[string]any{"ahp": map[string]any{"lib": map[string]any{"effects": table}}}
+	sum := sha256.Sum256(append([]byte(p.Revision+"\x00"), rego.EffectsTable...))
+	p.Revision = BuiltinRevisionPrefix + hex.EncodeToString(sum[:])[:12]
 	p.Digest = p.Revision
 	p.Modules = prefixed(p.Modules)
 	if p.Tests != nil {

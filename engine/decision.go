@@ -41,6 +41,25 @@ const MaxListedMatches = 32
 // Denied reports whether any rule denied the event.
 func (d Decision) Denied() bool { return len(d.Matches) > 0 }
 
+// Approvable reports whether a human may approve the call: it is denied,
+// and by approvable matches only. One forbidding match, a malformed one
+// or a rule error keeps it a plain deny.
+func (d Decision) Approvable() bool {
+	if len(d.Matches) == 0 {
+		return false
+	}
+	for _, m := range d.Matches {
+		if !m.Approvable || m.Malformed != "" {
+			return false
+		}
+	}
+	return true
+}
+
+// ApprovalNote ends the reason of an approvable deny where the agent has
+// no prompt of its own to ask the user with.
+const ApprovalNote = "A person may approve this: ask the user to run it or to allow it."
+
 // Match is one element of a deny set.
 type Match struct {
 	Package string `json:"package"`
@@ -50,6 +69,10 @@ type Match struct {
 	// malformed deny still denies: a typo in a rule must not turn into an
 	// allow at a fail-open harness.
 	Malformed string `json:"-"`
+	// Approvable marks an act a human may approve rather than a forbidden
+	// one: the element's "approvable": true, or its rule's METADATA
+	// custom.approvable.
+	Approvable bool `json:"approvable,omitempty"`
 }
 
 // newMatch reads a deny element: a reason string, or an object with a
@@ -72,6 +95,10 @@ func newMatch(pkg string, v ast.Value) Match {
 			} else {
 				m.Malformed = "deny code is not a reverse-DNS string"
 			}
+		}
+		if t := v.Get(ast.InternedTerm("approvable")); t != nil {
+			b, ok := t.Value.(ast.Boolean)
+			m.Approvable = ok && bool(b)
 		}
 	default:
 		m.Malformed = "deny element is neither a string nor an object"
@@ -117,6 +144,8 @@ type denyDetails struct {
 	Truncated int `json:"truncated,omitempty"`
 	// RuleErrors names the rules that failed (file:row and builtin).
 	RuleErrors []string `json:"rule_errors,omitempty"`
+	// Approvable says a human may approve the call (Decision.Approvable).
+	Approvable bool `json:"approvable,omitempty"`
 }
 
 // Effect returns the deny effect for a decision that denies: the first
@@ -133,10 +162,18 @@ func (d Decision) Effect() transport.Effect {
 			details.RuleErrors = append(details.RuleErrors, e.Where())
 		}
 	}
+	ext := map[string]any{ExtensionKey: details}
+	reason := first.Reason
+	if d.Approvable() {
+		details.Approvable = true
+		ext[ExtensionKey] = details
+		ext[ahp.ExtensionApprovable] = true
+		reason = truncate(reason, MaxReasonBytes-len(ApprovalNote)-1) + " " + ApprovalNote
+	}
 	return transport.Effect{
 		Type:       ahp.EffectDeny,
-		Reason:     first.Reason,
+		Reason:     reason,
 		Code:       first.Code,
-		Extensions: map[string]any{ExtensionKey: details},
+		Extensions: ext,
 	}
 }

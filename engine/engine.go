@@ -141,7 +141,9 @@ func (e *Engine) decide(ctx context.Context, ev *transport.Event) (Decision, ast
 // input.ahp the parts s reads. An "ahp" key sent by the harness is
 // always replaced. The event itself is not modified.
 func (e *Engine) input(ctx context.Context, s *Snapshot, ev *transport.Event) (ast.Object, enrich.Parts) {
-	r := enrich.Enrich(ev, e.enrichOptions(), s.needs)
+	opts := e.enrichOptions()
+	opts.Effects = s.effects
+	r := enrich.Enrich(ev, opts, s.needs)
 	if s.needs&enrich.Session != 0 && e.opts.Facts != nil {
 		if facts := e.opts.Facts.Session(ctx, ev.Source, ev.Session.ID); facts != nil {
 			r.Object.Insert(ast.InternedTerm("session"), ast.NewTerm(facts))
@@ -164,4 +166,12 @@ func (e *Engine) Input(ev *transport.Event) ast.Object {
 	return enrich.FullInput(ev, e.enrichOptions())
 }
 
-func (e *Engine) enrichOptions() enrich.Options { return enrich.Options{Home: e.opts.Home} }
+// enrichOptions are the engine's enrichment options, with the effects
+// table of the active snapshot.
+func (e *Engine) enrichOptions() enrich.Options {
+	opts := enrich.Options{Home: e.opts.Home}
+	if s := e.current.Load(); s != nil {
+		opts.Effects = s.effects
+	}
+	return opts
+}

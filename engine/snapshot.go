@@ -16,6 +16,7 @@ import (
 	"github.com/open-policy-agent/opa/v1/topdown"
 
 	"github.com/ahp-opa/ahp-opa/bundles"
+	"github.com/ahp-opa/ahp-opa/internal/effects"
 	"github.com/ahp-opa/ahp-opa/internal/enrich"
 )
 
@@ -48,6 +49,12 @@ type Snapshot struct {
 	// needs are the parts of input.ahp the policy reads: the only ones
 	// an event is enriched with.
 	needs enrich.Parts
+	// effects is the effects table, the built-in one extended by the
+	// policy's data.ahp_opa.config.effects, compiled for input.ahp.effects.
+	effects *effects.Matcher
+	// approvable holds the codes whose rules say, in METADATA
+	// custom.approvable, that a human may approve what they deny.
+	approvable map[string]bool
 }
 
 // Needs returns the parts of input.ahp the policy reads.
@@ -104,6 +111,12 @@ func Compile(ctx context.Context, p *bundles.Policy, opts CompileOptions) (*Snap
 	if data == nil {
 		data = map[string]any{}
 	}
+	// The table is compiled with the snapshot, so a team's rows with a
+	// typo fail the load with a message rather than protect nothing.
+	if s.effects, err = effects.WithTeam(teamEffects(data)); err != nil {
+		return nil, err
+	}
+	s.approvable = approvableCodes(c)
 	store := inmem.NewFromObject(data)
 	prepare := func(body ast.Body, strict bool) (rego.PreparedEvalQuery, error) {
 		return rego.New(
@@ -257,7 +270,9 @@ func (s *Snapshot) collect(d *Decision, i int, v any) error {
 		return &EvalError{Err: fmt.Errorf("%s is not a set", s.domains[i].rule)}
 	}
 	set.Foreach(func(el *ast.Term) {
-		d.Matches = append(d.Matches, newMatch(s.domains[i].pkg, el.Value))
+		m := newMatch(s.domains[i].pkg, el.Value)
+		m.Approvable = m.Approvable || m.Code != "" && s.approvable[m.Code]
+		d.Matches = append(d.Matches, m)
 	})
 	return nil
 }
@@ -277,3 +292,38 @@ type EvalError struct{ Err error }
 
 func (e *EvalError) Error() string { return "evaluating policy: " + e.Err.Error() }
 func (e *EvalError) Unwrap() error { return e.Err }
+
+// teamEffects returns the policy's data.ahp_opa.config.effects, nil when
+// it has none.
+func teamEffects(data map[string]any) any {
+	var doc any = data
+	for _, k := range append(slices.Clone(bundles.LibraryConfigPath), "effects") {
+		m, ok := doc.(map[string]any)
+		if !ok {
+			return nil
+		}
+		doc = m[k]
+	}
+	return doc
+}
+
+// approvableCodes returns the codes of the deny rules annotated with
+// METADATA `custom: {approvable: true}`.
+func approvableCodes(c *ast.Compiler) map[string]bool {
+	out := map[string]bool{}
+	as := c.GetAnnotationSet()
+	if as == nil {
+		return out
+	}
+	for _, ar := range as.Flatten() {
+		if ok, _ := ar.Annotations.Custom["approvable"].(bool); !ok {
+			continue
+		}
+		if r := ar.GetRule(); r != nil {
+			if code := ruleCode(c, r); code != "" {
+				out[code] = true
+			}
+		}
+	}
+	return out
+}

@@ -79,6 +79,10 @@ type Decision struct {
 	Deny   bool
 	Reason string // shown to the model (and usually the user) when Deny
 	Code   string // the matched rule's code, for logs; optional
+	// Ask, with Deny, says a human may approve the call: an agent with an
+	// approval prompt of its own (Claude Code, Gemini CLI) asks the user;
+	// every other agent denies, with a reason that says so.
+	Ask bool
 }
 
 // Errors callers branch on.

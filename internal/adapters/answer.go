@@ -18,6 +18,11 @@ type agent struct {
 	// deny returns the agent's deny object for a hook event ("" when the
 	// event is unknown, as when no payload could be read).
 	deny func(hook, reason string) any
+	// ask, when set, returns the agent's answer that puts a call to the
+	// user's own approval prompt; nil for agents that have none
+	// (Codex marks an ask failed and runs the tool, Copilot and Cursor
+	// treat it as a deny or ignore it).
+	ask func(hook, reason string) any
 }
 
 var agents = map[string]agent{
@@ -49,6 +54,9 @@ func Render(agentName, hook string, d Decision) (Answer, error) {
 	}
 	if !d.Deny || !preTool(hook) {
 		return Answer{Stdout: noDecision}, nil
+	}
+	if d.Ask && a.ask != nil && hook != "" {
+		return Answer{Stdout: encode(a.ask(hook, reasonText(d.Reason)))}, nil
 	}
 	return Answer{Stdout: encode(a.deny(hook, reasonText(d.Reason)))}, nil
 }

@@ -15,6 +15,20 @@ var claudeCode = agent{
 		return parseClaudeLike(ClaudeCode, p, hook, now)
 	},
 	deny: claudeDeny,
+	ask:  claudeAsk,
+}
+
+// claudeAsk puts the call to Claude Code's permission prompt; the reason
+// is shown to the user (CONTRACTS.md §1.3). Only PreToolUse can ask.
+func claudeAsk(hook, reason string) any {
+	if hook != "PreToolUse" {
+		return claudeDeny(hook, reason)
+	}
+	return map[string]any{"hookSpecificOutput": map[string]any{
+		"hookEventName":            "PreToolUse",
+		"permissionDecision":       "ask",
+		"permissionDecisionReason": reason,
+	}}
 }
 
 // claudeDeny is the deny of Claude Code and Codex; Codex marks a run failed

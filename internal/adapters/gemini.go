@@ -16,6 +16,15 @@ var geminiCLI = agent{
 	deny: func(_, reason string) any {
 		return map[string]any{"decision": "deny", "reason": reason}
 	},
+	// Gemini CLI's HookDecision includes "ask", which puts the call to
+	// the same confirmation prompt as its policy engine; headless runs
+	// treat it as a deny.
+	ask: func(hook, reason string) any {
+		if hook != "BeforeTool" {
+			return map[string]any{"decision": "deny", "reason": reason}
+		}
+		return map[string]any{"decision": "ask", "reason": reason}
+	},
 }
 
 // geminiHook names the hook of a payload, from the fields present when

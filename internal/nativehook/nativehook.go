@@ -48,7 +48,8 @@ func (d Decider) Decide(ctx context.Context, ev *adapters.Event) (adapters.Decis
 		return adapters.Decision{}, nil
 	}
 	first := res.Effects[0]
-	return adapters.Decision{Deny: true, Reason: first.Reason, Code: first.Code}, nil
+	ask, _ := first.Extensions[ahp.ExtensionApprovable].(bool)
+	return adapters.Decision{Deny: true, Reason: first.Reason, Code: first.Code, Ask: ask}, nil
 }
 
 // toolEvent validates the mapped event as hooks/intercept would.

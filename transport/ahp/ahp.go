@@ -28,6 +28,12 @@ const (
 // EffectDeny is the effect type this backend can return.
 const EffectDeny = "deny"
 
+// ExtensionApprovable is the extension of a deny effect that says a human
+// may approve the call (every rule that denied it marked it approvable).
+// A native hook whose agent has an approval prompt asks the user instead
+// of denying.
+const ExtensionApprovable = "dev.ahp-opa.approvable"
+
 // Tool origins (tool.origin).
 const (
 	OriginNative = "native"
