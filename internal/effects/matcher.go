@@ -189,10 +189,10 @@ func (p *program) launched(args []string) (string, []string, bool) {
 	}
 	for j, a := range args {
 		if a == p.launches && j+1 < len(args) {
-			return strings.ToLower(args[j+1]), args[j+2:], true
+			return packageBin(args[j+1]), args[j+2:], true // pnpm dlx pkg@1, python -m twine
 		}
-		if v, ok := strings.CutPrefix(a, p.launches); ok && v != "" && len(p.launches) == 2 {
-			return strings.ToLower(v), args[j+1:], true // python -mtwine
+		if v, ok := strings.CutPrefix(a, p.launches); ok && v != "" && len(p.launches) == 2 && p.launches[0] == '-' {
+			return packageBin(v), args[j+1:], true // python -mtwine
 		}
 	}
 	return "", nil, false
@@ -281,6 +281,11 @@ func dryRun(args []string, opts []string) string {
 }
 
 func (m *Matcher) dataEffects(p *program, name string, args []string, c *shell.Command, i int, ws Workspace, out []Effect) []Effect {
+	for _, a := range args {
+		if a == "--help" || a == "--version" {
+			return out // prints usage, does nothing
+		}
+	}
 	pos := p.positionals(args)
 	words := make([]string, 0, 4)
 	for _, j := range pos {

@@ -86,6 +86,8 @@ func TestBuiltinTable(t *testing.T) {
 		{"npm run deploy-docs", ""},
 		{"npx semantic-release", "publish semantic-release high"},
 		{"python -m twine upload dist/*", "publish twine high"},
+		{"pnpm dlx semantic-release@24", "publish semantic-release high"},
+		{"pnpm dlx pkg-pr-new@0.0 publish ./packages/a", "publish pkg-pr-new low"},
 		{"./gradlew publishToMavenLocal", ""},
 		{"./gradlew clean publish", "publish gradlew high"},
 		{"mvn -B clean deploy -P release", "publish mvn high"},

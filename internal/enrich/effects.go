@@ -90,7 +90,10 @@ func (en *enricher) effects(m *effects.Matcher, fam, toolName string, input ast.
 			}
 		}
 	}
-	if fam != FamilyShell {
+	if fam == FamilyMCP {
+		// The table's tools are MCP servers' (merge_pull_request); an
+		// agent's own tool of the same name (Cursor's delete_file) is a
+		// file tool with a family of its own.
 		out = m.Tool(toolName, toolStrings(input), out)
 	}
 	if fam == FamilyFileWrite || fam == FamilyFileEdit {

@@ -25,6 +25,11 @@
 #     allow_interactive_sessions: true lets a tool start a shell or an
 #                         interpreter with no script whose later input no
 #                         hook sees (Codex exec_command + write_stdin)
+#     disabled_effects:   effects (publish, store.destroy, …) no effect
+#                         rule denies
+#     effects:            rows that extend the effects table, in its shape
+#                         (programs, verbs, quiet, tools); the engine
+#                         compiles them into input.ahp.effects
 package ahp.lib.config
 
 default raw := {}
@@ -39,6 +44,20 @@ disabled contains code if {
 	some code in raw.disabled_rules
 	is_string(code)
 }
+
+# disabled_effects holds the effects the user switched off for every
+# effect rule (rules in effects.rego).
+disabled_effects contains e if {
+	some e in raw.disabled_effects
+	is_string(e)
+}
+
+# team_effects is the user's extension of the effects table. The engine
+# reads it from the data document when it compiles the policy; it is
+# named here so the library configuration knows the key.
+default team_effects := {}
+
+team_effects := raw.effects if is_object(raw.effects)
 
 default protected_branches := ["*"]
 

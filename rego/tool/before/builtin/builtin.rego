@@ -6,19 +6,41 @@
 #   and argument that made it fire. `deny` passes them on as
 #   "denied by CODE: TRIGGER. REASON", except the codes the user disabled
 #   in data.ahp_opa.config.disabled_rules and calls to MCP tools the user
-#   exempted (docs/policy.md). ahp-opa masks secrets in every reason.
+#   exempted (docs/policy.md). A violation with "approvable": true is
+#   passed on as approvable. ahp-opa masks secrets in every reason.
 package ahp.tool.before.builtin
 
 import data.ahp.lib.config
 
-deny contains {
-	"code": v.code,
-	"reason": concat("", ["denied by ", trim_prefix(v.code, "dev.ahp-opa."), ": ", _trigger(v), ". ", v.reason]),
-} if {
+deny contains object.union(
+	{
+		"code": v.code,
+		"reason": concat("", ["denied by ", trim_prefix(v.code, "dev.ahp-opa."), ": ", _trigger(v), ". ", v.reason]),
+	},
+	_approvable(v),
+) if {
 	some v in violation
 	not v.code in config.disabled
 	not config.tool_excepted
+	not _covered(v)
 }
+
+# An effect rule (effects.rego) generalises the rules that name programs:
+# where one of those matched the call, disabled or not, it speaks for the
+# call and the effect rules stay silent. So the specific reason is the one
+# the agent reads, and disabling a specific rule lets its calls through
+# as it did before the effect rules existed.
+_covered(v) if {
+	v.effect
+	some w in violation
+	not w.effect
+}
+
+# A violation that a human may approve (a release, a deploy, a remote
+# write) says so; the engine asks where the agent can.
+_approvable(v) := {"approvable": true} if v.approvable == true
+
+else := {}
 
 _trigger(v) := t if {
 	t := v.trigger

@@ -41,7 +41,6 @@ test_teardown_lookalikes_allowed if {
 	every c in [
 		"terraform plan",
 		"terraform plan -destroy",
-		"terraform apply",
 		"kubectl get ns",
 		"kubectl --context kind-dev delete pod web-123",
 		"docker ps -a",
@@ -54,6 +53,9 @@ test_teardown_lookalikes_allowed if {
 	] {
 		lookalike_allowed(bash(c), "dev.ahp-opa.infra.teardown")
 	}
+
+	# An apply changes remote state: approvable, not a teardown.
+	not denies(bash("terraform apply"), "dev.ahp-opa.infra.teardown")
 
 	# Changes to a bucket or a cluster are the deploy rules'.
 	not denies(bash("aws s3 rm s3://bucket/tmp/file.txt"), "dev.ahp-opa.infra.teardown")

@@ -17,6 +17,7 @@ import data.ahp.lib.args
 # custom:
 #   severity: high
 #   code: dev.ahp-opa.publish.package
+#   approvable: true
 violation contains {
 	"reason": concat(" ", [
 		"Blocked publishing a package, image or release; once published it cannot be taken back.",
@@ -46,6 +47,7 @@ violation contains {
 # custom:
 #   severity: high
 #   code: dev.ahp-opa.publish.image
+#   approvable: true
 violation contains {
 	"reason": concat(" ", [
 		"Blocked pushing a container image to a registry; others pull and deploy it as soon as it is there.",

@@ -20,6 +20,7 @@ import input.ahp.shell.programs
 # custom:
 #   severity: high
 #   code: dev.ahp-opa.git.push-protected
+#   approvable: true
 violation contains {
 	"reason": concat(" ", [
 		"Blocked a push to a protected branch or a tag; it releases or changes shared history without review.",
@@ -134,6 +135,7 @@ _tag_forced(a) if args.has_long_flag(a, "--force", 4)
 # custom:
 #   severity: high
 #   code: dev.ahp-opa.gh.release
+#   approvable: true
 violation contains {
 	"reason": concat(" ", [
 		"Blocked creating or changing a GitHub release; users and automation download releases as soon as they appear.",
@@ -161,6 +163,7 @@ violation contains {
 # custom:
 #   severity: high
 #   code: dev.ahp-opa.gh.pr-merge
+#   approvable: true
 violation contains {
 	"reason": concat(" ", [
 		"Blocked merging a pull request; merging is the reviewer's decision.",
@@ -185,6 +188,7 @@ violation contains {
 # custom:
 #   severity: medium
 #   code: dev.ahp-opa.gh.workflow-run
+#   approvable: true
 violation contains {
 	"reason": concat(" ", [
 		"Blocked starting a GitHub Actions workflow by hand; manual workflows usually release or deploy.",
@@ -210,6 +214,7 @@ violation contains {
 # custom:
 #   severity: high
 #   code: dev.ahp-opa.deploy.site
+#   approvable: true
 violation contains {
 	"reason": concat(" ", [
 		"Blocked a production deploy; it changes what users see right away.",
@@ -259,6 +264,7 @@ _site_deploy("mike", a) := {"deploy --push"} if {
 # custom:
 #   severity: high
 #   code: dev.ahp-opa.deploy.cloud-storage
+#   approvable: true
 violation contains {
 	"reason": concat(" ", [
 		"Blocked writing to or deleting from a cloud storage bucket; buckets often serve sites, backups or data other systems read.",
