@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/ahp-opa/ahp-opa/internal/effects"
 	"github.com/ahp-opa/ahp-opa/internal/suggest"
 	"github.com/open-policy-agent/opa/v1/ast"
 )
@@ -63,7 +64,9 @@ type LibraryConfigError struct {
 
 func (e *LibraryConfigError) Error() string {
 	var b strings.Builder
-	if e.Value != "" {
+	if e.Value != "" && e.Key == "disabled_effects" {
+		fmt.Fprintf(&b, "unknown effect %q in library.%s", e.Value, e.Key)
+	} else if e.Value != "" {
 		fmt.Fprintf(&b, "unknown rule id %q in library.%s", e.Value, e.Key)
 	} else {
 		fmt.Fprintf(&b, "unknown key %q in library", e.Key)
@@ -186,6 +189,13 @@ func (s LibrarySchema) Check(cfg map[string]any) error {
 	}
 	if err := walk(cfg, ""); err != nil {
 		return err
+	}
+	if names, ok := cfg["disabled_effects"].([]any); ok {
+		for _, n := range names {
+			if str, ok := n.(string); ok && !slices.Contains(effects.Vocabulary, str) {
+				return &LibraryConfigError{Key: "disabled_effects", Value: str, Nearest: suggest.Nearest(str, effects.Vocabulary)}
+			}
+		}
 	}
 	if ids, ok := cfg["disabled_rules"].([]any); ok {
 		for _, id := range ids {

@@ -111,3 +111,19 @@ func TestCheckLibraryConfigSuggests(t *testing.T) {
 		})
 	}
 }
+
+// TestLibraryConfigEffects: the effect keys are known, and an effect name
+// with a typo is an error naming the nearest one.
+func TestLibraryConfigEffects(t *testing.T) {
+	ok := map[string]any{
+		"disabled_effects": []any{"publish", "remote.change"},
+		"effects":          map[string]any{"programs": map[string]any{}},
+	}
+	if err := CheckLibraryConfig(ok); err != nil {
+		t.Fatalf("valid effect keys refused: %v", err)
+	}
+	err := CheckLibraryConfig(map[string]any{"disabled_effects": []any{"publsh"}})
+	if err == nil || err.Error() != `unknown effect "publsh" in library.disabled_effects; did you mean "publish"?` {
+		t.Fatalf("got %v", err)
+	}
+}

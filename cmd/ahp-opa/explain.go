@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 
 	"github.com/open-policy-agent/opa/v1/ast"
@@ -100,8 +101,12 @@ func writeExplanation(ctx context.Context, w io.Writer, eng *engine.Engine, data
 	if d.Denied() {
 		verdict = fmt.Sprintf("deny (%d rule(s) matched; the first speaks)", len(d.Matches))
 	}
+	if d.Approvable() {
+		verdict += "; approvable: a person may approve it"
+	}
 	fmt.Fprintf(w, "decision: %s, policy revision %s\n", verdict, d.Revision)
 	fmt.Fprintf(w, "input.ahp computed: %s\n", partsNote(parts))
+	writeEffects(w, input)
 	for _, e := range d.Errors {
 		note := ""
 		if e.Shadow {
@@ -190,4 +195,55 @@ func traceDecision(ctx context.Context, w io.Writer, eng *engine.Engine, data []
 		err = werr
 	}
 	return err
+}
+
+// writeEffects lists input.ahp.effects: what the call does, and where each
+// effect came from (the data row, the verb, the tool), so a surprising
+// deny can be traced to the row that made it.
+func writeEffects(w io.Writer, input ast.Value) {
+	obj, _ := input.(ast.Object)
+	if obj == nil {
+		return
+	}
+	ahp, _ := termAt(obj, enrich.InputKey).(ast.Object)
+	arr, _ := termAt(ahp, "effects").(*ast.Array)
+	if arr == nil || arr.Len() == 0 {
+		fmt.Fprintln(w, "effects: none")
+		return
+	}
+	fmt.Fprintln(w, "effects:")
+	arr.Foreach(func(t *ast.Term) {
+		e, _ := t.Value.(ast.Object)
+		src, _ := termAt(e, "source").(ast.Object)
+		from := text(src, "kind")
+		switch {
+		case text(src, "row") != "":
+			from += " row " + strconv.Quote(text(src, "row"))
+		case text(src, "verb") != "":
+			from += " " + strconv.Quote(text(src, "verb"))
+		}
+		line := fmt.Sprintf("  %s of %s by %s (from %s, confidence %s", text(e, "effect"), text(e, "target"), text(e, "program"), from, text(e, "confidence"))
+		if b, ok := termAt(e, "approvable").(ast.Boolean); ok && bool(b) {
+			line += ", approvable"
+		}
+		if local, ok := termAt(e, "local").(ast.Object); ok {
+			line += ", local: " + text(local, "why")
+		}
+		fmt.Fprintln(w, line+")")
+	})
+}
+
+func termAt(obj ast.Object, key string) ast.Value {
+	if obj == nil {
+		return nil
+	}
+	if t := obj.Get(ast.StringTerm(key)); t != nil {
+		return t.Value
+	}
+	return nil
+}
+
+func text(obj ast.Object, key string) string {
+	s, _ := termAt(obj, key).(ast.String)
+	return string(s)
 }

@@ -70,6 +70,34 @@ func TestExplainDecision(t *testing.T) {
 	}
 }
 
+// TestExplainEffects: the explanation lists what the call does and where
+// each effect came from: the data row, the verb, why it was judged local.
+func TestExplainEffects(t *testing.T) {
+	p, err := bundles.Builtin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	eng := engine.New(engine.Options{Home: "/home/dev"})
+	if err := eng.Load(context.Background(), p); err != nil {
+		t.Fatal(err)
+	}
+	event := strings.Replace(explainEvent, "git push -f && cat .env", "kubectl --context kind-dev delete pod x && acmectl deploy", 1)
+	var out bytes.Buffer
+	if err := explainDecision(context.Background(), &out, eng, []byte(event)); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"approvable: a person may approve it",
+		`store.destroy of cluster resources by kubectl (from data row "kubectl delete", confidence high, local: a local cluster context)`,
+		`publish of deployment by acmectl (from verb "deploy", confidence medium, approvable)`,
+		"dev.ahp-opa.effect.publish",
+	} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("explanation lacks %q:\n%s", want, out.String())
+		}
+	}
+}
+
 // TestTraceDecision: --explain=notes|fails|full print OPA's trace filtered
 // as opa eval --explain does.
 func TestTraceDecision(t *testing.T) {

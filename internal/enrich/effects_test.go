@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	"github.com/open-policy-agent/opa/v1/ast"
+
+	"github.com/ahp-opa/ahp-opa/transport"
 )
 
 // TestEffectsPart: input.ahp.effects says what a call does, where it came
@@ -40,8 +42,9 @@ func TestEffectsPart(t *testing.T) {
 		{name: "everyday", tool: "Bash", input: `{"command": "go test ./... > /tmp/out.log"}`, want: `[]`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			ev := ast.MustParseTerm(`{"session": {"cwd": "/home/dev/repo", "workspaceRoots": ["/home/dev/repo"]}, "tool": {"name": "` + tc.tool + `", "input": ` + tc.input + `}}`).Value.(ast.Object)
-			r := Enrich(ev, Options{Home: "/home/dev"}, Effects)
+			obj := ast.MustParseTerm(`{"session": {"cwd": "/home/dev/repo", "workspaceRoots": ["/home/dev/repo"]}, "tool": {"name": "` + tc.tool + `", "input": ` + tc.input + `}}`).Value.(ast.Object)
+			ev := transport.EventOf(obj)
+			r := Enrich(&ev, Options{Home: "/home/dev"}, Effects)
 			got := r.Object.Get(keyEffects)
 			if want := ast.MustParseTerm(tc.want); got == nil || !got.Equal(want) {
 				t.Errorf("effects:\n got %v\nwant %v", got, want)
@@ -51,8 +54,8 @@ func TestEffectsPart(t *testing.T) {
 			}
 		})
 	}
-	ev := ast.MustParseTerm(`{"tool": {"name": "Bash", "input": {"command": "kubectl delete ns prod"}}}`).Value.(ast.Object)
-	if r := Enrich(ev, Options{}, Shell); r.Object.Get(keyEffects) != nil {
+	ev := transport.EventOf(ast.MustParseTerm(`{"tool": {"name": "Bash", "input": {"command": "kubectl delete ns prod"}}}`).Value.(ast.Object))
+	if r := Enrich(&ev, Options{}, Shell); r.Object.Get(keyEffects) != nil {
 		t.Error("input.ahp.effects computed though no policy reads it")
 	}
 }

@@ -47,7 +47,7 @@ var partNames = []struct {
 }{
 	{Version, "version"}, {Tool, "tool"}, {Workspace, "workspace"}, {Shell, "shell"},
 	{Secrets, "secrets"}, {Sensitive, "sensitive"}, {Writes, "writes"}, {Agent, "agent"},
-	{Session, "session"},
+	{Session, "session"}, {Effects, "effects"},
 }
 
 // Has reports whether p holds every part of q.
