@@ -20,6 +20,7 @@ var (
 	keyLocal      = ast.StringTerm("local")
 	keyWhy        = ast.StringTerm("why")
 	keyApprovable = ast.StringTerm("approvable")
+	keyEffectIdx  = ast.StringTerm("effect_index")
 )
 
 // maxEffects bounds input.ahp.effects: a script of thousands of commands
@@ -63,11 +64,12 @@ func scratchPath(p string) bool {
 	return p == "/tmp" || p == "/dev/null"
 }
 
-// effects computes input.ahp.effects: the effects of each analysed
+// effects computes input.ahp.effects and its index by effect
+// (input.ahp.effect_index): the effects of each analysed
 // command (data rows, verbs, redirections outside the workspace), of the
 // tool itself (MCP and agent tools in the table) and of a file tool's
 // write outside the workspace.
-func (en *enricher) effects(m *effects.Matcher, fam, toolName string, input ast.Object) *ast.Term {
+func (en *enricher) effects(m *effects.Matcher, fam, toolName string, input ast.Object) (list, index *ast.Term) {
 	var out []effects.Effect
 	if a := en.analysis; a != nil {
 		for i := range a.Commands {
@@ -115,7 +117,32 @@ func (en *enricher) effects(m *effects.Matcher, fam, toolName string, input ast.
 	for i := range out {
 		terms[i] = effectTerm(&out[i])
 	}
-	return ast.ArrayTerm(terms...)
+	return ast.ArrayTerm(terms...), effectIndex(out)
+}
+
+// effectIndex maps each effect present to the indices of its entries in
+// input.ahp.effects: a rule that starts with
+// input.ahp.effect_index["store.destroy"] is skipped by OPA's rule index
+// when no call has that effect, which keeps the effect rules cheap on
+// everyday calls. nil when there is no effect.
+func effectIndex(out []effects.Effect) *ast.Term {
+	if len(out) == 0 {
+		return nil
+	}
+	index := map[string][]*ast.Term{}
+	var names []string
+	for i := range out {
+		n := out[i].Effect
+		if _, ok := index[n]; !ok {
+			names = append(names, n)
+		}
+		index[n] = append(index[n], ast.InternedTerm(i))
+	}
+	items := make([][2]*ast.Term, len(names))
+	for i, n := range names {
+		items[i] = [2]*ast.Term{ast.StringTerm(n), ast.ArrayTerm(index[n]...)}
+	}
+	return ast.ObjectTerm(items...)
 }
 
 // commandDir is the directory a command runs in.

@@ -320,7 +320,11 @@ func Enrich(ev *transport.Event, opts Options, parts Parts) *Result {
 			// The built-in table is embedded and tested: it compiles.
 			m, _ = effects.Builtin()
 		}
-		items = append(items, [2]*ast.Term{keyEffects, en.effects(m, fam, toolName, input)})
+		list, index := en.effects(m, fam, toolName, input)
+		items = append(items, [2]*ast.Term{keyEffects, list})
+		if index != nil {
+			items = append(items, [2]*ast.Term{keyEffectIdx, index})
+		}
 	}
 	r.Sensitive, r.Writes = en.sensitive && parts&Sensitive != 0, en.writes && parts&Writes != 0
 	if r.Sensitive {

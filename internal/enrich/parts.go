@@ -37,7 +37,7 @@ const (
 var partKeys = map[string]Parts{
 	"version": Version, "tool": Tool, "workspace": Workspace, "shell": Shell,
 	"secrets": Secrets, "sensitive": Sensitive, "writes": Writes, "agent": Agent,
-	"session": Session, "effects": Effects,
+	"session": Session, "effects": Effects, "effect_index": Effects,
 }
 
 // partNames lists the parts in the order String names them.

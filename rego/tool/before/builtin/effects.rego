@@ -29,8 +29,8 @@ violation contains {
 	"effect": effect,
 	"approvable": approvable,
 } if {
-	some e in input.ahp.effects
-	e.effect == "store.destroy"
+	some i in input.ahp.effect_index["store.destroy"]
+	e := input.ahp.effects[i]
 	_effect_acts(e)
 	trigger := _effect_trigger(e)
 	effect := e.effect
@@ -54,8 +54,8 @@ violation contains {
 	"effect": effect,
 	"approvable": approvable,
 } if {
-	some e in input.ahp.effects
-	e.effect == "publish"
+	some i in input.ahp.effect_index["publish"]
+	e := input.ahp.effects[i]
 	_effect_acts(e)
 	trigger := _effect_trigger(e)
 	effect := e.effect
@@ -79,8 +79,8 @@ violation contains {
 	"effect": effect,
 	"approvable": approvable,
 } if {
-	some e in input.ahp.effects
-	e.effect == "remote.change"
+	some i in input.ahp.effect_index["remote.change"]
+	e := input.ahp.effects[i]
 	_effect_acts(e)
 	trigger := _effect_trigger(e)
 	effect := e.effect
@@ -103,8 +103,8 @@ violation contains {
 	"effect": effect,
 	"approvable": approvable,
 } if {
-	some e in input.ahp.effects
-	e.effect == "access.change"
+	some i in input.ahp.effect_index["access.change"]
+	e := input.ahp.effects[i]
 	_effect_acts(e)
 	trigger := _effect_trigger(e)
 	effect := e.effect
@@ -128,8 +128,8 @@ violation contains {
 	"effect": effect,
 	"approvable": approvable,
 } if {
-	some e in input.ahp.effects
-	e.effect == "security.weaken"
+	some i in input.ahp.effect_index["security.weaken"]
+	e := input.ahp.effects[i]
 	_effect_acts(e)
 	trigger := _effect_trigger(e)
 	effect := e.effect
@@ -153,8 +153,8 @@ violation contains {
 	"effect": effect,
 	"approvable": approvable,
 } if {
-	some e in input.ahp.effects
-	e.effect == "secret.read"
+	some i in input.ahp.effect_index["secret.read"]
+	e := input.ahp.effects[i]
 	_effect_acts(e)
 	trigger := _effect_trigger(e)
 	effect := e.effect
@@ -177,8 +177,8 @@ violation contains {
 	"effect": effect,
 	"approvable": approvable,
 } if {
-	some e in input.ahp.effects
-	e.effect == "config.change"
+	some i in input.ahp.effect_index["config.change"]
+	e := input.ahp.effects[i]
 	_effect_acts(e)
 	trigger := _effect_trigger(e)
 	effect := e.effect
@@ -201,8 +201,8 @@ violation contains {
 	"effect": effect,
 	"approvable": approvable,
 } if {
-	some e in input.ahp.effects
-	e.effect == "persistence"
+	some i in input.ahp.effect_index["persistence"]
+	e := input.ahp.effects[i]
 	_effect_acts(e)
 	trigger := _effect_trigger(e)
 	effect := e.effect
@@ -225,8 +225,8 @@ violation contains {
 	"effect": effect,
 	"approvable": approvable,
 } if {
-	some e in input.ahp.effects
-	e.effect == "exec.remote-code"
+	some i in input.ahp.effect_index["exec.remote-code"]
+	e := input.ahp.effects[i]
 	_effect_acts(e)
 	trigger := _effect_trigger(e)
 	effect := e.effect
