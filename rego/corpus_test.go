@@ -100,7 +100,7 @@ func readCorpus(t *testing.T) []corpusCase {
 			}
 			c.file, c.line = f, n
 			c.heldout = strings.HasPrefix(filepath.Base(f), "heldout-")
-			if err := c.check(strings.HasPrefix(filepath.Base(f), "realworld-")); err != nil {
+			if err := c.check(strings.HasPrefix(strings.TrimPrefix(filepath.Base(f), "heldout-"), "realworld-")); err != nil {
 				t.Fatalf("%s: %v", c.where(), err)
 			}
 			if prev, dup := ids[c.ID]; dup {

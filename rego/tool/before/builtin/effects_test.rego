@@ -72,8 +72,12 @@ test_effect_secret_read if {
 }
 
 test_effect_config_change if {
-	denies(bash("defaults write com.apple.dock autohide -bool true"), "dev.ahp-opa.effect.config-change")
-	lookalike_allowed(bash("defaults read com.apple.dock"), "dev.ahp-opa.effect.config-change")
+	denies(bash("sysctl -w net.ipv4.ip_forward=1"), "dev.ahp-opa.effect.config-change")
+	lookalike_allowed(bash("sysctl -n net.ipv4.ip_forward"), "dev.ahp-opa.effect.config-change")
+
+	# Preferences are everyday dotfiles work; a security setting is not.
+	lookalike_allowed(bash("defaults write com.apple.dock autohide -bool true"), "dev.ahp-opa.effect.config-change")
+	denies(bash("defaults write com.apple.screensaver askForPassword -int 0"), "dev.ahp-opa.effect.security-weaken")
 }
 
 test_effect_persistence if {
