@@ -207,7 +207,10 @@ func writeEffects(w io.Writer, input ast.Value) {
 	}
 	ahp, _ := termAt(obj, enrich.InputKey).(ast.Object)
 	arr, _ := termAt(ahp, "effects").(*ast.Array)
-	if arr == nil || arr.Len() == 0 {
+	switch {
+	case arr == nil:
+		return // the policy does not read them
+	case arr.Len() == 0:
 		fmt.Fprintln(w, "effects: none")
 		return
 	}

@@ -229,11 +229,11 @@ func TestExplainSaysWhatWasComputed(t *testing.T) {
 		name, rule, want string
 	}{
 		{"raw event", `deny contains "x" if count(object.get(input, ["session", "workspaceRoots"], [])) > 5`,
-			"input.ahp computed: none (what the policy can read; not computed: version, tool, workspace, shell, secrets, sensitive, writes, agent, session)"},
+			"input.ahp computed: none (what the policy can read; not computed: version, tool, workspace, shell, secrets, sensitive, writes, agent, session, effects)"},
 		{"two parts", `deny contains "x" if { a := input.ahp; a.shell.programs.nope; a.writes }`,
-			"input.ahp computed: shell, writes (what the policy can read; not computed: version, tool, workspace, secrets, sensitive, agent, session)"},
+			"input.ahp computed: shell, writes (what the policy can read; not computed: version, tool, workspace, secrets, sensitive, agent, session, effects)"},
 		{"whole", `deny contains "x" if count(input.ahp) > 100`,
-			"input.ahp computed: version, tool, workspace, shell, secrets, sensitive, writes, agent, session (all: the policy can read each)"},
+			"input.ahp computed: version, tool, workspace, shell, secrets, sensitive, writes, agent, session, effects (all: the policy can read each)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
