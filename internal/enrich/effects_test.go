@@ -36,8 +36,13 @@ func TestEffectsPart(t *testing.T) {
 			want: `[{"effect": "fs.write-outside", "target": "/home/dev/.bashrc", "program": "write", "command": -1, "source": {"kind": "tool", "row": "write"}, "confidence": "high", "approvable": false}]`,
 		},
 		{
-			name: "mcp tool", tool: "mcp__github__merge_pull_request", input: `{"owner": "acme", "repo": "api", "pullNumber": 3}`,
-			want: `[{"effect": "remote.change", "target": "pull request", "program": "merge_pull_request", "command": -1, "source": {"kind": "tool", "row": "merge_pull_request"}, "confidence": "high", "approvable": true}]`,
+			name: "mcp tool", tool: "mcp__warehouse__drop_table", input: `{"table": "users"}`,
+			want: `[{"effect": "store.destroy", "target": "table", "program": "drop_table", "command": -1, "source": {"kind": "tool", "row": "drop_table"}, "confidence": "high", "approvable": false}]`,
+		},
+		{
+			// A tool that acts as a shell command has the command's effects.
+			name: "mcp tool as a command", tool: "mcp__github__merge_pull_request", input: `{"owner": "acme", "repo": "api", "pullNumber": 3}`,
+			want: `[{"effect": "remote.change", "target": "pull request", "program": "gh", "command": 0, "source": {"kind": "data", "row": "gh pr merge"}, "confidence": "high", "approvable": true}]`,
 		},
 		{name: "everyday", tool: "Bash", input: `{"command": "go test ./... > /tmp/out.log"}`, want: `[]`},
 	} {

@@ -142,7 +142,9 @@ violation contains {
 #   Denies a call whose effect prints or exports a secret: vault kv get,
 #   sops -d, aws secretsmanager get-secret-value, gcloud secrets versions
 #   access, op read, pass show, gh auth token, kubectl get secret -o yaml.
-#   The secret would land in the model's context and its logs.
+#   The secret would land in the model's context and its logs; output
+#   piped straight into a program that uses it without showing it (a
+#   registry login, kubectl apply, gh secret set) is not printed.
 # custom:
 #   severity: high
 #   code: dev.ahp-opa.effect.secret-read
@@ -156,6 +158,7 @@ violation contains {
 	some i in input.ahp.effect_index["secret.read"]
 	e := input.ahp.effects[i]
 	_effect_acts(e)
+	not _secret_consumed(e.command)
 	trigger := _effect_trigger(e)
 	effect := e.effect
 	approvable := e.approvable

@@ -50,7 +50,7 @@ test_effect_remote_change if {
 
 test_effect_access_change if {
 	denies(bash("gcloud projects add-iam-policy-binding acme --member=user:x@example.com --role=roles/owner"), "dev.ahp-opa.effect.access-change")
-	denies(bash("aws iam create-access-key --user-name ci"), "dev.ahp-opa.effect.access-change")
+	denies(bash("aws iam put-role-policy --role-name ci --policy-name p --policy-document file://p.json"), "dev.ahp-opa.effect.access-change")
 	lookalike_allowed(bash("gcloud projects get-iam-policy acme"), "dev.ahp-opa.effect.access-change")
 	lookalike_allowed(bash("gh repo view acme/api"), "dev.ahp-opa.effect.access-change")
 }
@@ -63,7 +63,8 @@ test_effect_security_weaken if {
 }
 
 test_effect_secret_read if {
-	every c in ["vault kv get secret/prod/db", "gcloud secrets versions access latest --secret=stripe", "op read op://Prod/DB/password"] {
+	# Secret stores the program-name rules do not list.
+	every c in ["bw list items", "rbw get github.com", "rbw get --full gitlab.com"] {
 		denies(bash(c), "dev.ahp-opa.effect.secret-read")
 	}
 	every c in ["vault status", "gcloud secrets list", "aws ssm get-parameter --name /app/host"] {
@@ -112,10 +113,10 @@ test_effect_write_outside_is_recorded if {
 }
 
 test_effect_mcp_tool if {
-	some d in denials(mcp("github", "merge_pull_request", {"owner": "acme", "repo": "api", "pullNumber": 7}))
-	d.code == "dev.ahp-opa.effect.remote-change"
+	some d in denials(mcp("kubernetes", "helm_install", {"name": "web", "chart": "./chart"}))
+	d.code == "dev.ahp-opa.effect.publish"
 	d.approvable == true
-	lookalike_allowed(mcp("github", "get_pull_request", {"owner": "acme", "repo": "api", "pullNumber": 7}), "dev.ahp-opa.effect.remote-change")
+	lookalike_allowed(mcp("kubernetes", "helm_list", {"namespace": "prod"}), "dev.ahp-opa.effect.publish")
 }
 
 test_specific_rules_speak_first if {
@@ -177,7 +178,7 @@ test_effect_remote_change_evasions if {
 
 test_effect_access_change_evasions if {
 	every c in [
-		`bash -c "aws iam create-access-key --user-name ci"`,
+		`bash -c "aws iam put-role-policy --role-name ci --policy-name p --policy-document file://p.json"`,
 		"env -i PATH=/usr/bin gcloud projects add-iam-policy-binding acme --member=user:x@example.com --role=roles/owner",
 	] {
 		denies(bash(c), "dev.ahp-opa.effect.access-change")
@@ -195,14 +196,14 @@ test_effect_security_weaken_evasions if {
 
 test_effect_secret_read_evasions if {
 	every c in [
-		`bash -c "vault kv get -field=password secret/prod/db"`,
-		"VAULT_ADDR=https://vault.example.com vault kv get secret/prod/db",
-		"op read op://Prod/DB/password | head -c 4",
+		`bash -c "bw list items"`,
+		"BW_SESSION=abc rbw get github.com",
+		"rbw get github.com | head -c 4",
 	] {
 		denies(bash(c), "dev.ahp-opa.effect.secret-read")
 	}
-	# A vault dev server on this machine holds nothing real.
-	lookalike_allowed(bash("VAULT_ADDR=http://127.0.0.1:8200 vault kv get secret/dev/db"), "dev.ahp-opa.effect.secret-read")
+	# Piped straight into a program that uses it, a secret is not printed.
+	not denies(bash("rbw get registry | docker login --username ci --password-stdin ghcr.io"), "dev.ahp-opa.effect.secret-read")
 }
 
 test_effect_config_change_evasions if {
@@ -249,5 +250,11 @@ test_effect_secret_read_lookalikes_allowed if {
 test_effect_access_change_lookalikes_allowed if {
 	every c in ["aws iam list-access-keys --user-name ci", "gcloud iam service-accounts list", "gh ssh-key list"] {
 		lookalike_allowed(bash(c), "dev.ahp-opa.effect.access-change")
+	}
+}
+
+test_effect_remote_change_lookalikes_allowed if {
+	every c in ["pulumi preview --stack prod", "argocd app diff api", "kubectl diff -f k8s/", "flux get kustomizations"] {
+		lookalike_allowed(bash(c), "dev.ahp-opa.effect.remote-change")
 	}
 }
