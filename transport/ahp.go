@@ -143,4 +143,9 @@ type Observation struct {
 	Method  string
 	Event   *Event
 	Problem string
+	// Ack is set when the binding acknowledges the notification once the
+	// Observer returns (HTTP's 202): the Observer may then wait until the
+	// observation is safe, and refuse it with an error the sender can
+	// retry on. Without it nothing is answered and nothing may wait.
+	Ack bool
 }

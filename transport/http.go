@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"crypto/subtle"
 	"crypto/tls"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -334,7 +335,11 @@ func (h *HTTP) serveAHP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ex.data = data
-	resp := h.srv.Handle(r.Context(), data)
+	resp, err := h.srv.HandleAck(r.Context(), data)
+	if err != nil {
+		ex.refuseNotification(err)
+		return
+	}
 	ex.respond(resp)
 }
 
@@ -431,6 +436,35 @@ func (ex *exchange) respond(resp *Response) {
 	hdr.Set("Content-Length", strconv.Itoa(len(b)))
 	hdr.Set("Cache-Control", "no-store")
 	ex.send(status, code, b)
+}
+
+// refuseNotification answers 503 to a notification the Observer could not
+// make safe (its record unwritten under audit.required), so that the
+// sender or a load balancer may send it again. A notification has no id
+// to answer with, so the body is not JSON-RPC:
+// {"error": "what", "reason": "why"}, the reason only for an *Error.
+func (ex *exchange) refuseNotification(err error) {
+	body := notificationRefusal{Error: "the notification could not be handled"}
+	if rpcErr, ok := errors.AsType[*Error](err); ok {
+		body.Error = rpcErr.Message
+		if r, ok := rpcErr.Data.(ReasonData); ok {
+			body.Reason = r.Reason
+		}
+	} else {
+		ex.h.log.Error("http: notification refused", "err", err)
+	}
+	b, _ := json.Marshal(body)
+	hdr := ex.w.Header()
+	hdr.Set("Content-Type", "application/json")
+	hdr.Set("Content-Length", strconv.Itoa(len(b)))
+	hdr.Set("Cache-Control", "no-store")
+	ex.send(http.StatusServiceUnavailable, 0, b)
+}
+
+// notificationRefusal is the body of a refused notification.
+type notificationRefusal struct {
+	Error  string `json:"error"`
+	Reason string `json:"reason,omitempty"`
 }
 
 // recover turns a panic into a -32004 answer when nothing was sent yet.

@@ -42,7 +42,7 @@ func (statelessInterceptor) Intercept(_ context.Context, req *InterceptRequest) 
 // countingObserver counts notifications without keeping them.
 type countingObserver struct{ n atomic.Int64 }
 
-func (c *countingObserver) Observe(context.Context, *Observation) { c.n.Add(1) }
+func (c *countingObserver) Observe(context.Context, *Observation) error { c.n.Add(1); return nil }
 
 // recorder is a HTTPRecorder that remembers what it was told.
 type recorder struct {
@@ -943,4 +943,61 @@ func loadStep(c *http.Client, url, id string, i int) error {
 		}
 	}
 	return nil
+}
+
+// refusingObserver refuses every notification with err and remembers
+// whether it was acknowledged.
+type refusingObserver struct {
+	err error
+	ack atomic.Bool
+}
+
+func (o *refusingObserver) Observe(_ context.Context, ob *Observation) error {
+	o.ack.Store(ob.Ack)
+	return o.err
+}
+
+// TestHTTPRefusedNotification: an Observer that cannot make a notification
+// safe turns HTTP's 202 into 503 with a body that is not JSON-RPC (a
+// notification has no id to answer with, B-RPC-4), so the sender may
+// retry; the reason leaves only when it is a protocol error of ours.
+func TestHTTPRefusedNotification(t *testing.T) {
+	tests := []struct {
+		name       string
+		err        error
+		wantStatus int
+		wantBody   string
+	}{
+		{"accepted", nil, http.StatusAccepted, ""},
+		{"refused", Unavailable("the record could not be written"), http.StatusServiceUnavailable,
+			`{"error":"Backend unavailable","reason":"the record could not be written"}`},
+		{"internal error stays inside", errors.New("open /var/secret: denied"), http.StatusServiceUnavailable,
+			`{"error":"the notification could not be handled"}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			obs := &refusingObserver{err: tt.err}
+			rec := newRecorder()
+			url, c := startHTTPTest(t, &HTTP{Server: &Server{Interceptor: statelessInterceptor{}, Observer: obs}, Recorder: rec})
+			r := post(t, c, url+"/ahp", observeNote(`{"id":"o1","source":"urn:h","type":"tool.after"}`))
+			if r.status != tt.wantStatus || string(r.body) != tt.wantBody {
+				t.Fatalf("got %d %q, want %d %q", r.status, r.body, tt.wantStatus, tt.wantBody)
+			}
+			if tt.wantBody != "" && r.header.Get("Content-Type") != "application/json" {
+				t.Errorf("Content-Type = %q", r.header.Get("Content-Type"))
+			}
+			if !obs.ack.Load() {
+				t.Error("HTTP did not mark the notification as acknowledged")
+			}
+			if n, _ := rec.get(tt.wantStatus, 0); n != 1 {
+				t.Errorf("recorder saw %d answers with status %d, want 1", n, tt.wantStatus)
+			}
+			// Without an acknowledgement (stdio) nothing is answered and
+			// the Observer is told not to wait.
+			srv := &Server{Interceptor: statelessInterceptor{}, Observer: obs}
+			if resp := srv.Handle(context.Background(), []byte(observeNote(`{"id":"o2"}`))); resp != nil || obs.ack.Load() {
+				t.Errorf("Handle: %v, ack=%v; want no answer and no ack", resp, obs.ack.Load())
+			}
+		})
+	}
 }

@@ -22,10 +22,12 @@ type Interceptor interface {
 }
 
 // Observer receives hooks/observe notifications, valid or not. It is called
-// from several goroutines at once and must not block: the intercept path
-// waits for it (B-OBS-2).
+// from several goroutines at once and must not block unless o.Ack is set:
+// the intercept path waits for it (B-OBS-2). Its error refuses an
+// acknowledged notification (HTTP answers 503); it is ignored otherwise,
+// as nothing can be answered.
 type Observer interface {
-	Observe(ctx context.Context, o *Observation)
+	Observe(ctx context.Context, o *Observation) error
 }
 
 // Server routes decoded messages to an Interceptor and an Observer. It is
@@ -39,15 +41,32 @@ type Server struct {
 // Handle processes one message and returns the response to send, or nil
 // when nothing may be sent (a notification, valid or not: B-RPC-4).
 func (s *Server) Handle(ctx context.Context, data []byte) *Response {
+	resp, _ := s.handle(ctx, data, false)
+	return resp
+}
+
+// HandleAck is Handle for a binding that acknowledges a notification once
+// it is handled (HTTP's 202). The Observer sees Observation.Ack and may
+// wait until the observation is safe; its error is returned, with a nil
+// Response, for the binding to refuse the notification instead.
+func (s *Server) HandleAck(ctx context.Context, data []byte) (*Response, error) {
+	return s.handle(ctx, data, true)
+}
+
+func (s *Server) handle(ctx context.Context, data []byte, ack bool) (*Response, error) {
 	msg, perr := decodeObject(data)
 	if perr != nil {
-		return &Response{Error: perr}
+		return &Response{Error: perr}, nil
 	}
 	idTerm := msg.Get(interned["id"])
 	if idTerm == nil {
-		s.notify(ctx, msg)
-		return nil
+		return nil, s.notify(ctx, msg, ack)
 	}
+	return s.request(ctx, msg, idTerm, len(data)), nil
+}
+
+// request routes a message with an id; it always produces a reply.
+func (s *Server) request(ctx context.Context, msg ast.Object, idTerm *ast.Term, size int) *Response {
 	id, ok := parseID(idTerm.Value)
 	if !ok {
 		return &Response{ID: id, Error: InvalidRequest("id must be a non-empty string or an integer")}
@@ -60,7 +79,7 @@ func (s *Server) Handle(ctx context.Context, data []byte) *Response {
 	case "":
 		return &Response{ID: id, Error: InvalidRequest("method must be a non-empty string")}
 	case ahp.MethodIntercept:
-		return s.intercept(ctx, id, get(msg, "params"), len(data))
+		return s.intercept(ctx, id, get(msg, "params"), size)
 	case ahp.MethodObserve:
 		// B-OBS-7: an observe with an id is not a notification.
 		return &Response{ID: id, Error: InvalidRequest("hooks/observe is a notification and must not carry an id")}
@@ -141,8 +160,10 @@ func (s *Server) intercept(ctx context.Context, id ID, params ast.Value, size in
 
 // notify routes a message without an id. It never produces a reply; what is
 // wrong with it is recorded in the Observation for the Observer to count.
-func (s *Server) notify(ctx context.Context, msg ast.Object) {
-	o := &Observation{}
+// With ack, the Observer's error is returned for the binding to refuse the
+// notification.
+func (s *Server) notify(ctx context.Context, msg ast.Object, ack bool) (err error) {
+	o := &Observation{Ack: ack}
 	o.Method, _ = getString(msg, "method")
 	params, _ := get(msg, "params").(ast.Object)
 	var event ast.Object
@@ -164,7 +185,7 @@ func (s *Server) notify(ctx context.Context, msg ast.Object) {
 	}
 	if s.Observer == nil {
 		s.logger().DebugContext(ctx, "notification dropped", "method", o.Method, "problem", o.Problem)
-		return
+		return nil
 	}
 	if o.Problem == "" {
 		ev := EventOf(event)
@@ -173,9 +194,10 @@ func (s *Server) notify(ctx context.Context, msg ast.Object) {
 	defer func() {
 		if p := recover(); p != nil {
 			s.logger().ErrorContext(ctx, "panic while observing", "panic", p, "stack", string(debug.Stack()))
+			err = InternalError("")
 		}
 	}()
-	s.Observer.Observe(ctx, o)
+	return s.Observer.Observe(ctx, o)
 }
 
 func (s *Server) logger() *slog.Logger {

@@ -42,10 +42,11 @@ type recordingObserver struct {
 	got []*Observation
 }
 
-func (r *recordingObserver) Observe(_ context.Context, o *Observation) {
+func (r *recordingObserver) Observe(_ context.Context, o *Observation) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.got = append(r.got, o)
+	return nil
 }
 
 const validEvent = `{"id":"e1","source":"urn:x","type":"tool.before","time":"2026-01-02T03:04:05Z",` +
@@ -269,7 +270,7 @@ func TestObserverPanicIsContained(t *testing.T) {
 
 type panicObserver struct{}
 
-func (panicObserver) Observe(context.Context, *Observation) { panic("observer bug") }
+func (panicObserver) Observe(context.Context, *Observation) error { panic("observer bug") }
 
 func encode(t *testing.T, resp *Response) string {
 	t.Helper()

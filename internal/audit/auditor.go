@@ -33,7 +33,9 @@ type Config struct {
 	// SessionTTL evicts facts of sessions with no activity; default 24h.
 	SessionTTL time.Duration `koanf:"session_ttl"`
 	// Required answers a decision whose record cannot be written with a
-	// backend_unavailable error instead of the decision. Off by default:
+	// backend_unavailable error instead of the decision, and refuses an
+	// acknowledged observation (HTTP answers 503 instead of 202) whose
+	// record cannot be written. Off by default:
 	// a broken audit sink is reported (log, metrics, /healthz) and the
 	// decisions go on.
 	Required bool `koanf:"required"`
@@ -177,7 +179,7 @@ type item struct {
 	obs     *transport.Observation
 	sweepAt time.Time     // sweep as of this time (tests drive the clock)
 	flush   chan struct{} // closed once the item is processed
-	written chan error    // audit.required: the result of writing rec
+	written chan error    // audit.required: the result of writing rec or obs
 }
 
 // New starts an auditor writing to out (which may be nil). Close stops it.
@@ -337,7 +339,7 @@ func (i *interceptor) Intercept(ctx context.Context, req *transport.InterceptReq
 		p = &pendingDecision{eventID: req.Event.ID, decision: rec.Decision, tool: rec.Tool}
 	}
 	if a.cfg.Required {
-		if err := a.writeRequired(ctx, item{rec: rec, pending: p}); err != nil {
+		if err := a.writeRequired(ctx, item{rec: rec, pending: p}, "decision"); err != nil {
 			return nil, err
 		}
 	} else {
@@ -371,12 +373,13 @@ func (a *Auditor) refuseStale(req *transport.InterceptRequest, now time.Time) er
 	return err
 }
 
-// writeRequired hands a decision record to the worker and waits until it
-// is written: with audit.required, no answer leaves without its record.
-func (a *Auditor) writeRequired(ctx context.Context, it item) *transport.Error {
+// writeRequired hands a decision record or an observation (what names
+// it) to the worker and waits until its record is written: with
+// audit.required, no answer or acknowledgement leaves without its record.
+func (a *Auditor) writeRequired(ctx context.Context, it item, what string) *transport.Error {
 	it.written = make(chan error, 1)
 	refuse := func(why string) *transport.Error {
-		return transport.Unavailable("the audit record of this decision " + why + ", and audit.required is set")
+		return transport.Unavailable("the audit record of this " + what + " " + why + ", and audit.required is set")
 	}
 	select {
 	case a.queue <- it:
@@ -460,13 +463,24 @@ func (a *Auditor) Observer() transport.Observer { return observer{a} }
 
 type observer struct{ a *Auditor }
 
-func (o observer) Observe(_ context.Context, ob *transport.Observation) {
+// Observe queues a valid observation. One the binding acknowledges
+// (HTTP's 202) waits, with audit.required, until its record is written,
+// and is refused when it cannot be: the sender may then send it again,
+// as it would a decision answered -32003.
+func (o observer) Observe(ctx context.Context, ob *transport.Observation) error {
 	if ob.Problem != "" {
 		o.a.stats.invalid.Add(1)
 		o.a.log.Debug("invalid notification dropped", "method", ob.Method, "problem", ob.Problem)
-		return
+		return nil
+	}
+	if o.a.cfg.Required && ob.Ack {
+		if err := o.a.writeRequired(ctx, item{obs: ob}, "observation"); err != nil {
+			return err
+		}
+		return nil
 	}
 	o.a.enqueue(item{obs: ob})
+	return nil
 }
 
 // run is the worker: the only goroutine that writes records and touches
@@ -499,7 +513,10 @@ func (a *Auditor) process(it item) {
 	case !it.sweepAt.IsZero():
 		a.sweep(it.sweepAt)
 	case it.obs != nil:
-		a.observe(it.obs)
+		err := a.observe(it.obs)
+		if it.written != nil {
+			it.written <- err
+		}
 	case it.rec != nil:
 		if it.pending != nil {
 			k := callKey{it.rec.Source, it.rec.SessionID, it.rec.CallID}
@@ -571,16 +588,18 @@ func (a *Auditor) Health() (problem string, fatal bool) {
 	return fmt.Sprintf("audit log failing since %s: %s", p.since.UTC().Format(time.RFC3339), p.err) + shared, a.cfg.Required
 }
 
-func (a *Auditor) observe(ob *transport.Observation) {
+// observe records an observation and returns the error of writing its
+// record; a retried delivery of one already recorded is not an error.
+func (a *Auditor) observe(ob *transport.Observation) error {
 	ev := ob.Event
 	if ev == nil {
-		return // only a notification with a Problem has no event, and those are counted, not queued
+		return nil // only a notification with a Problem has no event, and those are counted, not queued
 	}
 	now := a.now()
 	key := eventKey{ev.Source, ev.ID}
 	if _, dup := a.observed.get(key, now); dup && ev.ID != "" {
 		a.stats.duplicates.Add(1) // B-OBS-6: retried delivery, one record
-		return
+		return nil
 	}
 	a.observed.put(key, struct{}{}, now)
 	a.stats.observations.Add(1)
@@ -597,7 +616,12 @@ func (a *Auditor) observe(ob *transport.Observation) {
 	if a.cfg.IncludeInput {
 		r.Input, _ = a.redact.Value(ev.Map(), "").(map[string]any)
 	}
-	a.write(r)
+	werr := a.write(r)
+	if werr != nil {
+		// Not remembered as seen: the sender's retry gets the record
+		// this delivery could not write.
+		a.observed.delete(key)
+	}
 
 	switch ev.Type {
 	case ahp.EventToolAfter:
@@ -615,6 +639,7 @@ func (a *Auditor) observe(ob *transport.Observation) {
 			a.shared.store.Send(Update{Kind: UpdateEnd, Time: now, Source: ev.Source, SessionID: r.SessionID, EventID: ev.ID})
 		}
 	}
+	return werr
 }
 
 // correlate joins a tool.after with the decision for the same call. A call

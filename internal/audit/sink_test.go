@@ -5,11 +5,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -411,5 +415,72 @@ func must(t testing.TB, err error) {
 	t.Helper()
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestObserveRouteStatus: over HTTP, an observation is acknowledged (202)
+// only once its record is written when audit.required is set, and refused
+// with 503 when it cannot be, so the sender may retry; without
+// audit.required it is queued and acknowledged at once, whatever the sink.
+func TestObserveRouteStatus(t *testing.T) {
+	tests := []struct {
+		required, failing bool
+		want              int
+	}{
+		{false, false, http.StatusAccepted},
+		{false, true, http.StatusAccepted},
+		{true, false, http.StatusAccepted},
+		{true, true, http.StatusServiceUnavailable},
+	}
+	for _, tt := range tests {
+		t.Run(fmt.Sprintf("required=%v/failing=%v", tt.required, tt.failing), func(t *testing.T) {
+			w := &memWriter{}
+			if tt.failing {
+				w.fail = errors.New("disk full")
+			}
+			a := newAuditor(t, Config{Required: tt.required}, w)
+			srv := httptest.NewServer(&transport.HTTP{Server: &transport.Server{
+				Interceptor: a.Interceptor(&fakeJudge{}), Observer: a.Observer()}})
+			defer srv.Close()
+			send := func() (int, string) {
+				t.Helper()
+				note := `{"jsonrpc":"2.0","method":"hooks/observe","params":{"protocolVersion":"draft",` +
+					`"event":{"id":"o1","source":"urn:h","type":"tool.after","session":{"id":"s1"}}}}`
+				resp, err := srv.Client().Post(srv.URL+"/ahp", "application/json", strings.NewReader(note))
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer resp.Body.Close()
+				b, _ := io.ReadAll(resp.Body)
+				return resp.StatusCode, string(b)
+			}
+			status, body := send()
+			if status != tt.want {
+				t.Fatalf("status %d %s, want %d", status, body, tt.want)
+			}
+			switch {
+			case tt.required && !tt.failing:
+				// No Flush: the 202 itself says the record is written.
+				if got := w.kinds(); !slices.Equal(got, []string{"observation:o1"}) {
+					t.Errorf("records at the 202: %v, want the observation's", got)
+				}
+			case tt.required && tt.failing:
+				if !strings.Contains(body, "could not be written, and audit.required is set") || strings.Contains(body, "jsonrpc") {
+					t.Errorf("503 body %s, want a JSON-RPC-free reason naming audit.required", body)
+				}
+				// The sink recovers: the sender's retry is recorded, not
+				// taken for a duplicate of the delivery that was refused.
+				w.mu.Lock()
+				w.fail = nil
+				w.mu.Unlock()
+				if status, body := send(); status != http.StatusAccepted || !slices.Equal(w.kinds(), []string{"observation:o1"}) {
+					t.Errorf("retry: %d %s, records %v; want 202 and the observation's record", status, body, w.kinds())
+				}
+			}
+			flush(t, a)
+			if st := a.Stats(); st.WriteFailures != map[bool]uint64{false: 0, true: 1}[tt.failing] {
+				t.Errorf("write failures = %d", st.WriteFailures)
+			}
+		})
 	}
 }

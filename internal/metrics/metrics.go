@@ -455,13 +455,14 @@ type observer struct {
 	m    *Metrics
 }
 
-func (o *observer) Observe(ctx context.Context, ob *transport.Observation) {
+func (o *observer) Observe(ctx context.Context, ob *transport.Observation) error {
 	if ob.Problem != "" {
 		o.m.ObservationDropped(DropInvalid)
 	} else {
 		o.m.ObservationAccepted()
 	}
 	if o.next != nil {
-		o.next.Observe(ctx, ob)
+		return o.next.Observe(ctx, ob)
 	}
+	return nil
 }

@@ -87,7 +87,7 @@ func TestObserverCounts(t *testing.T) {
 
 type observerFunc func(*transport.Observation)
 
-func (f observerFunc) Observe(_ context.Context, o *transport.Observation) { f(o) }
+func (f observerFunc) Observe(_ context.Context, o *transport.Observation) error { f(o); return nil }
 
 func TestHTTPAndOperationalCounters(t *testing.T) {
 	m := New()

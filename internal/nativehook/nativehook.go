@@ -104,6 +104,5 @@ func (d Decider) Observe(ctx context.Context, ev *adapters.Event) error {
 	if err != nil {
 		return fmt.Errorf("the %s payload maps to an event that cannot be recorded", ev.Agent)
 	}
-	d.Observer.Observe(ctx, &transport.Observation{Method: ahp.MethodObserve, Event: &event})
-	return nil
+	return d.Observer.Observe(ctx, &transport.Observation{Method: ahp.MethodObserve, Event: &event})
 }

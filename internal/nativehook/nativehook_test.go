@@ -243,10 +243,11 @@ type recordingObserver struct {
 	got []*transport.Observation
 }
 
-func (r *recordingObserver) Observe(_ context.Context, o *transport.Observation) {
+func (r *recordingObserver) Observe(_ context.Context, o *transport.Observation) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.got = append(r.got, o)
+	return nil
 }
 
 // recorder is a transport.HTTPRecorder counting answers by status.

@@ -406,12 +406,13 @@ type gatedObserver struct {
 	next transport.Observer
 }
 
-func (g gatedObserver) Observe(ctx context.Context, o *transport.Observation) {
+func (g gatedObserver) Observe(ctx context.Context, o *transport.Observation) error {
 	g.s.gate.RLock()
 	defer g.s.gate.RUnlock()
-	if !g.s.stopped {
-		g.next.Observe(ctx, o)
+	if g.s.stopped {
+		return nil
 	}
+	return g.next.Observe(ctx, o)
 }
 
 // judge decides through the current stack; it is what the auditor wraps.
