@@ -328,7 +328,8 @@ func runFleetLoad(t *testing.T, base string, retryTo func(i, j int) string, run 
 				for try := 0; ; try++ {
 					// A refused or unanswered notification is sent again,
 					// perhaps to another replica, as a harness would.
-					if err := c.observe(base, after); err == nil {
+					err := c.observe(base, after)
+					if err == nil {
 						run.mu.Lock()
 						run.observed[after["id"].(string)] = true
 						run.mu.Unlock()
@@ -338,6 +339,13 @@ func runFleetLoad(t *testing.T, base string, retryTo func(i, j int) string, run 
 						errs <- fmt.Errorf("%s: observation never accepted", id)
 						return
 					}
+					why := "observation: no answer"
+					if strings.Contains(err.Error(), "HTTP ") {
+						why = err.Error()
+					}
+					run.mu.Lock()
+					run.failures[why]++
+					run.mu.Unlock()
 					time.Sleep(100 * time.Millisecond)
 				}
 				// The retry of the previous event goes, on purpose, to
