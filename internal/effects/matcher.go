@@ -24,8 +24,12 @@ type Effect struct {
 	Confidence string
 	// Local, when set, says why the call cannot reach anything real: a
 	// dry run, a local context, a loopback endpoint.
-	Local      string
-	Approvable bool
+	Local string
+	// LocalAssumed: the call was judged local only because it names no
+	// target (redis-cli without -h), so configuration or the environment
+	// may still point it elsewhere.
+	LocalAssumed bool
+	Approvable   bool
 }
 
 // Source is where an effect came from.
@@ -323,7 +327,7 @@ func (m *Matcher) dataEffects(p *program, name string, args []string, c *shell.C
 		if len(rest) >= len(r.words) {
 			rest = rest[len(r.words):]
 		}
-		e.Local = p.local1(r, args, rest, c, ws)
+		e.Local, e.LocalAssumed = p.local1(r, args, rest, c, ws)
 		if r.Operands == "outside" {
 			for _, j := range pos {
 				if abs, ok := ws.Outside(args[j]); ok {
@@ -370,28 +374,36 @@ func (r *row) matches(words, args []string) bool {
 	return true
 }
 
-// local1 says why a call is local, "" when it may reach something real.
-func (p *program) local1(r *row, args []string, rest []int, c *shell.Command, ws Workspace) string {
+// local1 says why a call is local, "" when it may reach something real,
+// and whether that rests only on the call naming no target. A rule that
+// names a target wins over one that assumes, so `redis-cli -h 127.0.0.1`
+// is judged by its host.
+func (p *program) local1(r *row, args []string, rest []int, c *shell.Command, ws Workspace) (why string, assumed bool) {
 	if d := dryRun(args, r.DryRun); d != "" {
-		return "dry run (" + d + ")"
+		return "dry run (" + d + ")", false
 	}
 	if d := dryRun(args, p.dryRun); d != "" {
-		return "dry run (" + d + ")"
+		return "dry run (" + d + ")", false
 	}
 	for _, ls := range [][]Local{r.Local, p.local} {
 		for _, l := range ls {
-			if l.holds(args, rest, c, ws) {
-				return l.Why
+			if l.names(args, rest, c, ws) {
+				return l.Why, false
 			}
 		}
 	}
-	return ""
+	for _, ls := range [][]Local{r.Local, p.local} {
+		for _, l := range ls {
+			if len(l.Absent) > 0 && !l.anyGiven(args, c) {
+				return l.Why, true
+			}
+		}
+	}
+	return "", false
 }
 
-func (l *Local) holds(args []string, rest []int, c *shell.Command, ws Workspace) bool {
-	if len(l.Absent) > 0 && !l.anyGiven(args, c) {
-		return true
-	}
+// names reports whether the call names a target this rule judges local.
+func (l *Local) names(args []string, rest []int, c *shell.Command, ws Workspace) bool {
 	for _, o := range l.Options {
 		if v, ok := optionValue(args, o); ok && l.judge(v, ws) {
 			return true
@@ -446,7 +458,9 @@ func (l *Local) judge(v string, ws Workspace) bool {
 	if l.Loopback && Loopback(HostOf(v)) {
 		return true
 	}
-	return l.Workspace && ws != nil && ws.Inside(v)
+	// A URL is never a workspace path, though it reads as a relative one
+	// (https://api.nuget.org/… would be ./https:/api.nuget.org/…).
+	return l.Workspace && ws != nil && !strings.Contains(v, "://") && ws.Inside(v)
 }
 
 // optionValue returns the value given to option o: "-o v", "-o=v", or for

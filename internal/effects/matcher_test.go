@@ -24,7 +24,7 @@ func (w workspace) Outside(arg string) (string, bool) {
 }
 
 // effectsOf renders the effects of a command line as
-// "effect program confidence [local]" lines, for compact tables.
+// "effect program confidence [local [assumed]]" lines, for compact tables.
 func effectsOf(t *testing.T, m *Matcher, line string) []string {
 	t.Helper()
 	a := shell.Analyze(line, shell.DefaultLimits)
@@ -37,6 +37,9 @@ func effectsOf(t *testing.T, m *Matcher, line string) []string {
 		s := fmt.Sprintf("%s %s %s", e.Effect, e.Program, e.Confidence)
 		if e.Local != "" {
 			s += " local"
+		}
+		if e.LocalAssumed {
+			s += " assumed"
 		}
 		got = append(got, s)
 	}
@@ -91,7 +94,9 @@ func TestBuiltinTable(t *testing.T) {
 		{"./gradlew publishToMavenLocal", ""},
 		{"./gradlew clean publish", "publish gradlew high"},
 		{"mvn -B clean deploy -P release", "publish mvn high"},
-		{"redis-cli FLUSHALL", "store.destroy redis-cli high local"},
+		{"redis-cli FLUSHALL", "store.destroy redis-cli high local assumed"},
+		{"redis-cli -h 127.0.0.1 FLUSHALL", "store.destroy redis-cli high local"},
+		{"REDISCLI_HOST=cache.internal redis-cli FLUSHALL", "store.destroy redis-cli high"},
 		{"redis-cli -h cache.internal FLUSHALL", "store.destroy redis-cli high"},
 		{"psql -h db.prod -c 'DROP TABLE users'", "store.destroy psql high"},
 		{"psql -h localhost -c 'DROP TABLE users'", "store.destroy psql high local"},
@@ -110,7 +115,10 @@ func TestBuiltinTable(t *testing.T) {
 		{"rm -rf ~/.cache/foo", "fs.delete-outside rm high"},
 		{"rm -rf build/", ""},
 		{"RAILS_ENV=production bin/rails db:drop", "store.destroy rails high"},
-		{"bin/rails db:drop", "store.destroy rails high local"},
+		{"bin/rails db:drop", "store.destroy rails high local assumed"},
+		// a URL is not a workspace path, however relative it reads
+		{"dotnet nuget push bin/App.1.0.nupkg --source https://api.nuget.org/v3/index.json", "publish dotnet high"},
+		{"dotnet nuget push bin/App.1.0.nupkg --source ./feed", "publish dotnet high local"},
 		// unknown CLIs: verbs speak, look-alikes do not
 		{"acmectl deploy --env production", "publish acmectl medium"},
 		{"acmectl release list", ""},

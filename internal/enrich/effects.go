@@ -19,6 +19,7 @@ var (
 	keyConfidence = ast.StringTerm("confidence")
 	keyLocal      = ast.StringTerm("local")
 	keyWhy        = ast.StringTerm("why")
+	keyAssumed    = ast.StringTerm("assumed")
 	keyApprovable = ast.StringTerm("approvable")
 	keyEffectIdx  = ast.StringTerm("effect_index")
 )
@@ -189,7 +190,11 @@ func effectTerm(e *effects.Effect) *ast.Term {
 		[2]*ast.Term{keyApprovable, ast.BooleanTerm(e.Approvable)},
 	)
 	if e.Local != "" {
-		items = append(items, [2]*ast.Term{keyLocal, ast.ObjectTerm([2]*ast.Term{keyWhy, ast.StringTerm(e.Local)})})
+		local := ast.ObjectTerm([2]*ast.Term{keyWhy, ast.StringTerm(e.Local)})
+		if e.LocalAssumed {
+			local = ast.ObjectTerm([2]*ast.Term{keyWhy, ast.StringTerm(e.Local)}, [2]*ast.Term{keyAssumed, ast.BooleanTerm(true)})
+		}
+		items = append(items, [2]*ast.Term{keyLocal, local})
 	}
 	return ast.ObjectTerm(items...)
 }

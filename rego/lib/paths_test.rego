@@ -77,3 +77,26 @@ test_predicates_cover_the_lists if {
 		paths.startup_file({"path": "/x", "home_rel": concat("", [d, "/x"])})
 	}
 }
+
+test_installed_dependency if {
+	every p in [
+		"/home/dev/repo/vendor/phpstan/phpstan/.git",
+		"/home/dev/repo/node_modules/x/.git",
+		"/home/dev/repo/packages/web/node_modules/@scope/y/.git",
+		"/home/dev/repo/ios/Pods/Alamofire/.git",
+		"/home/dev/repo/Carthage/Checkouts/Quick/.git",
+		"/home/dev/repo/.build/checkouts/swift-nio/.git",
+		"/home/dev/repo/deps/phoenix/.git",
+	] {
+		paths.installed_dependency(p)
+	}
+	every p in [
+		"/home/dev/repo/.git",
+		"/home/dev/repo/vendor",
+		"/home/dev/repo/node_modules",
+		"/home/dev/repo/src/vendoring/.git",
+		"/home/dev/repo/my-node_modules/x/.git",
+	] {
+		not paths.installed_dependency(p)
+	}
+}

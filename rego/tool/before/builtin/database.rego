@@ -1,6 +1,7 @@
 package ahp.tool.before.builtin
 
 import data.ahp.lib.args
+import data.ahp.lib.local
 import input.ahp.shell.programs
 
 # METADATA
@@ -35,7 +36,7 @@ _db_clients := {
 }
 
 # SQL and database commands the client is given.
-_db_text contains concat(" ", cmd.args) if {
+_db_text contains [i, concat(" ", cmd.args)] if {
 	input.ahp.shell.classes.db_client
 	some i in input.ahp.shell.classes.db_client
 	cmd := input.ahp.shell.commands[i]
@@ -43,7 +44,7 @@ _db_text contains concat(" ", cmd.args) if {
 }
 
 # docker exec db psql -c …, kubectl exec pod -- mysql -e …, ssh host psql …
-_db_text contains concat(" ", cmd.args) if {
+_db_text contains [i, concat(" ", cmd.args)] if {
 	input.ahp.tool.family == "shell"
 	some name, ixs in programs
 	name in {"docker", "podman", "kubectl", "oc", "k", "ssh", "nerdctl", "flyctl", "fly", "heroku"}
@@ -54,7 +55,7 @@ _db_text contains concat(" ", cmd.args) if {
 	a in _db_clients
 }
 
-_db_text contains r.body if {
+_db_text contains [i, r.body] if {
 	input.ahp.shell.classes.db_client
 	some i in input.ahp.shell.classes.db_client
 	cmd := input.ahp.shell.commands[i]
@@ -63,7 +64,7 @@ _db_text contains r.body if {
 	r.body
 }
 
-_db_text contains concat(" ", src.args) if {
+_db_text contains [j, concat(" ", src.args)] if {
 	input.ahp.shell.classes.db_client
 	some j in input.ahp.shell.classes.db_client
 	cmd := input.ahp.shell.commands[j]
@@ -73,7 +74,7 @@ _db_text contains concat(" ", src.args) if {
 	src.name in {"echo", "printf"}
 }
 
-_db_text contains s if {
+_db_text contains [-1, s] if {
 	input.ahp.tool.family == "mcp"
 	some k in ["query", "sql", "statement", "command", "script"]
 	s := input.tool.input[k]
@@ -81,7 +82,8 @@ _db_text contains s if {
 }
 
 _destroys_data if {
-	some text in _db_text
+	some [i, text] in _db_text
+	not local.command(i)
 	some stmt in split(text, ";")
 	_destructive(stmt)
 }
@@ -105,6 +107,7 @@ _destroys_data if {
 	name in {"dropdb", "dropuser"}
 	some i in ixs
 	cmd := input.ahp.shell.commands[i]
+	not local.command(i)
 	count(args.operands(cmd.args)) > 0
 }
 
@@ -112,6 +115,7 @@ _destroys_data if {
 	programs.mysqladmin
 	some i in programs.mysqladmin
 	cmd := input.ahp.shell.commands[i]
+	not local.command(i)
 	cmd.name == "mysqladmin"
 	some a in cmd.args
 	lower(a) in {"drop", "flush-tables"}
@@ -123,6 +127,7 @@ _destroys_data if {
 	name in {"rails", "rake", "bundle"}
 	some i in ixs
 	cmd := input.ahp.shell.commands[i]
+	not local.command(i)
 	some a in cmd.args
 	a in {"db:drop", "db:reset", "db:purge", "db:schema:load", "db:truncate_all", "db:drop:all"}
 }
@@ -133,6 +138,7 @@ _destroys_data if {
 	name in {"prisma", "npx", "pnpm", "yarn", "bunx"}
 	some k in ixs
 	cmd := input.ahp.shell.commands[k]
+	not local.command(k)
 	cmd.name == name
 	some i, a in cmd.args
 	a == "migrate"
@@ -143,6 +149,7 @@ _destroys_data if {
 	input.ahp.shell.mentions["--force-reset"]
 	some i in input.ahp.shell.mentions["--force-reset"]
 	cmd := input.ahp.shell.commands[i]
+	not local.command(i)
 	"--force-reset" in cmd.args
 	"prisma" in array.concat([cmd.name], cmd.args)
 }
@@ -151,6 +158,7 @@ _destroys_data if {
 	input.ahp.shell.mentions.flush
 	some k in input.ahp.shell.mentions.flush
 	cmd := input.ahp.shell.commands[k]
+	not local.command(k)
 	"flush" in cmd.args
 	some i, a in cmd.args
 	a == "flush"
@@ -162,4 +170,5 @@ _destroys_data if {
 	programs["django-admin"]
 	some i in programs["django-admin"]
 	"flush" in input.ahp.shell.commands[i].args
+	not local.command(i)
 }

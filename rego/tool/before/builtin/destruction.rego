@@ -2,6 +2,7 @@ package ahp.tool.before.builtin
 
 import data.ahp.lib.args
 import data.ahp.lib.config
+import data.ahp.lib.local
 import data.ahp.lib.paths
 import data.ahp.lib.shell
 import input.ahp.shell.programs
@@ -166,6 +167,7 @@ _destroys_data if {
 	wipes := _schema_wipes[name]
 	some i in ixs
 	cmd := input.ahp.shell.commands[i]
+	not local.command(i)
 	_schema_wipe(name, wipes, cmd.args)
 }
 
@@ -176,6 +178,7 @@ _destroys_data if {
 	runner in {"npx", "bunx", "pnpx", "pnpm", "yarn", "bun"}
 	some i in ixs
 	cmd := input.ahp.shell.commands[i]
+	not local.command(i)
 	some k, name in cmd.args
 	k <= 2
 	wipes := _schema_wipes[name]
@@ -186,6 +189,7 @@ _destroys_data if {
 _destroys_data if {
 	some i in programs.php
 	cmd := input.ahp.shell.commands[i]
+	not local.command(i)
 	endswith(cmd.args[0], "artisan")
 	_schema_wipe("artisan", _schema_wipes.artisan, array.slice(cmd.args, 1, count(cmd.args)))
 }
@@ -194,6 +198,7 @@ _destroys_data if {
 _destroys_data if {
 	some i in programs.dotnet
 	cmd := input.ahp.shell.commands[i]
+	not local.command(i)
 	ops := args.operands(cmd.args)
 	array.slice(ops, 0, 3) == ["ef", "database", "drop"]
 }

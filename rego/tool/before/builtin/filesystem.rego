@@ -186,7 +186,12 @@ _workspace_or_repository(p) if {
 	p.path == concat("/", [root, "*"])
 }
 
-_workspace_or_repository(p) if regex.match(`(^|/)\.git(/(objects|refs)(/.*)?)?$`, p.path)
+# A .git directory, unless it is a dependency's checkout the package manager
+# fetches again (vendor/x/y/.git, node_modules/x/.git).
+_workspace_or_repository(p) if {
+	regex.match(`(^|/)\.git(/(objects|refs)(/.*)?)?$`, p.path)
+	not paths.installed_dependency(p.path)
+}
 
 # $PWD is the working directory, which the shell analysis leaves unknown.
 _workspace_or_repository(p) if {

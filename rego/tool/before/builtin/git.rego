@@ -2,6 +2,7 @@ package ahp.tool.before.builtin
 
 import data.ahp.lib.args
 import data.ahp.lib.config
+import data.ahp.lib.local
 import data.ahp.lib.paths
 import input.ahp.shell.programs
 
@@ -45,6 +46,7 @@ violation contains {
 } if {
 	programs.git
 	some g in _git
+	not local.command(g.command)
 	g.sub == "push"
 	some target in _forced_targets(g.args)
 	_protected(target)
@@ -108,6 +110,7 @@ violation contains {
 } if {
 	programs.git
 	some g in _git
+	not local.command(g.command)
 	g.sub == "push"
 	some target in _deleted_refs(g.args)
 	_protected(target)

@@ -1,6 +1,7 @@
 package ahp.tool.before.builtin
 
 import data.ahp.lib.args
+import data.ahp.lib.local
 import input.ahp.shell.programs
 
 # METADATA
@@ -27,6 +28,7 @@ violation contains {
 	programs.gh
 	some i in programs.gh
 	cmd := input.ahp.shell.commands[i]
+	not local.command(i)
 	cmd.name == "gh"
 	_gh_destructive(_gh_operands(cmd.args), cmd.args)
 }

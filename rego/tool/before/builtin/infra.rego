@@ -1,6 +1,7 @@
 package ahp.tool.before.builtin
 
 import data.ahp.lib.args
+import data.ahp.lib.local
 
 # METADATA
 # title: Tearing down infrastructure
@@ -27,6 +28,7 @@ violation contains {
 	input.ahp.shell.classes.infra
 	some i in input.ahp.shell.classes.infra
 	cmd := input.ahp.shell.commands[i]
+	not local.command(i)
 	kind := _infra_kind[cmd.name]
 	_tears_down(kind, cmd.args)
 }

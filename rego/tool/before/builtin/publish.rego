@@ -1,6 +1,7 @@
 package ahp.tool.before.builtin
 
 import data.ahp.lib.args
+import data.ahp.lib.local
 
 # METADATA
 # title: Publishing packages and images
@@ -29,6 +30,7 @@ violation contains {
 	input.ahp.shell.classes.publisher
 	some i in input.ahp.shell.classes.publisher
 	cmd := input.ahp.shell.commands[i]
+	not local.command(i)
 	kind := _publish_kind[cmd.name]
 	_publishes(kind, args.operands(cmd.args))
 	not _dry_run_publish(cmd.args)
@@ -59,6 +61,7 @@ violation contains {
 	input.ahp.shell.classes.release
 	some i in input.ahp.shell.classes.release
 	cmd := input.ahp.shell.commands[i]
+	not local.command(i)
 	_image_pusher[cmd.name]
 	_pushes_image(cmd.name, cmd.args)
 	not _dry_run_publish(cmd.args)

@@ -2,6 +2,7 @@ package ahp.tool.before.builtin
 
 import data.ahp.lib.args
 import data.ahp.lib.config
+import data.ahp.lib.local
 import input.ahp.shell.programs
 
 # Release, publish and deploy acts: each has its own code, so that a team
@@ -31,6 +32,7 @@ violation contains {
 } if {
 	programs.git
 	some g in _git
+	not local.command(g.command)
 	g.sub == "push"
 	not _forced(g.args)
 	not _push_deletes(g.args)
@@ -119,6 +121,7 @@ violation contains {
 } if {
 	programs.git
 	some g in _git
+	not local.command(g.command)
 	g.sub == "tag"
 	_tag_forced(g.args)
 }
@@ -147,6 +150,7 @@ violation contains {
 	programs.gh
 	some i in programs.gh
 	cmd := input.ahp.shell.commands[i]
+	not local.command(i)
 	cmd.name == "gh"
 	not _rc_help(cmd.args)
 	ops := _gh_operands(cmd.args)
@@ -175,6 +179,7 @@ violation contains {
 	programs.gh
 	some i in programs.gh
 	cmd := input.ahp.shell.commands[i]
+	not local.command(i)
 	cmd.name == "gh"
 	not _rc_help(cmd.args)
 	array.slice(_gh_operands(cmd.args), 0, 2) == ["pr", "merge"]
@@ -200,6 +205,7 @@ violation contains {
 	programs.gh
 	some i in programs.gh
 	cmd := input.ahp.shell.commands[i]
+	not local.command(i)
 	cmd.name == "gh"
 	not _rc_help(cmd.args)
 	array.slice(_gh_operands(cmd.args), 0, 2) in {["workflow", "run"], ["run", "rerun"]}
@@ -226,6 +232,7 @@ violation contains {
 	input.ahp.shell.classes.release
 	some i in input.ahp.shell.classes.release
 	cmd := input.ahp.shell.commands[i]
+	not local.command(i)
 	_site_deployer[cmd.name]
 	some flag in _site_deploy_via(cmd.name, cmd.args)
 }
@@ -276,6 +283,7 @@ violation contains {
 	input.ahp.shell.classes.release
 	some i in input.ahp.shell.classes.release
 	cmd := input.ahp.shell.commands[i]
+	not local.command(i)
 	cmd.name in {"aws", "gsutil", "gcloud", "azcopy"}
 	[verb, target] := _bucket_write(cmd.name, args.operands(cmd.args))
 }
@@ -342,6 +350,7 @@ violation contains {
 	input.ahp.shell.classes.infra
 	some i in input.ahp.shell.classes.infra
 	cmd := input.ahp.shell.commands[i]
+	not local.command(i)
 	cmd.name in {"kubectl", "oc", "kubecolor"}
 	verb := _kubectl_verb(cmd.args)
 	_kubectl_changes(verb, cmd.args)

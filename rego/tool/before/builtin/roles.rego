@@ -4,7 +4,7 @@ package ahp.tool.before.builtin
 # listed, or one that nests its statement ({"params": {"sql": …}}), still
 # hands dev.ahp-opa.db.destructive-statement its text.
 
-_db_text contains s if {
+_db_text contains [-1, s] if {
 	input.ahp.tool.family in {"mcp", "other"}
 	some outer in ["params", "arguments", "args", "input", "request", "body"]
 	some k in ["query", "sql", "statement", "script", "cypher"]
@@ -12,7 +12,7 @@ _db_text contains s if {
 	is_string(s)
 }
 
-_db_text contains s if {
+_db_text contains [-1, s] if {
 	input.ahp.tool.family == "other"
 	some k in ["query", "sql", "statement", "cypher"]
 	s := input.tool.input[k]

@@ -1,0 +1,97 @@
+package ahp.tool.before.builtin_test
+
+# The program-name rules honour the effect model's local judgement
+# (data.ahp.lib.local): the same act against a target on this machine, a
+# local cluster or a rehearsal passes; against anything else it is denied.
+
+test_infra_teardown_local_context if {
+	every c in [
+		"aws s3 rb s3://prod-bucket --force",
+		"aws dynamodb delete-table --table-name orders",
+		"aws --endpoint-url https://dynamodb.eu-west-1.amazonaws.com dynamodb delete-table --table-name orders",
+		"helm --kube-context prod uninstall app",
+		"terraform destroy -auto-approve",
+	] {
+		denies(bash(c), "dev.ahp-opa.infra.teardown")
+	}
+	every c in [
+		"aws --endpoint-url http://localhost:4566 s3 rb s3://test-bucket --force",
+		"AWS_ENDPOINT_URL=http://localhost:4566 aws dynamodb delete-table --table-name orders",
+		"aws --endpoint-url=http://127.0.0.1:4566 s3 rm s3://fixtures --recursive",
+		"helm --kube-context kind-dev uninstall app",
+	] {
+		lookalike_allowed(bash(c), "dev.ahp-opa.infra.teardown")
+	}
+}
+
+test_db_destructive_local_context if {
+	every c in [
+		"redis-cli -h prod.example.com FLUSHALL",
+		`psql -h db.internal -c "DROP TABLE users"`,
+		`sqlite3 /var/lib/app/app.db "DROP TABLE users"`,
+		# Local only by assumption: configuration may point the client elsewhere.
+		"redis-cli FLUSHALL",
+		"rails db:drop",
+	] {
+		denies(bash(c), "dev.ahp-opa.db.destructive-statement")
+	}
+	every c in [
+		"redis-cli -h 127.0.0.1 FLUSHALL",
+		"redis-cli -h localhost -p 6380 FLUSHDB",
+		`sqlite3 :memory: "DROP TABLE t"`,
+		`sqlite3 app.db "DELETE FROM sessions"`,
+		`psql -h localhost -c "DROP TABLE users"`,
+		`psql postgres://localhost/app_test -c "TRUNCATE events"`,
+	] {
+		lookalike_allowed(bash(c), "dev.ahp-opa.db.destructive-statement")
+	}
+}
+
+test_publish_local_registry if {
+	every c in [
+		"docker push ghcr.io/x/y",
+		"docker push registry.example.com:5000/app",
+		"docker buildx build --push -t ghcr.io/x/y .",
+	] {
+		denies(bash(c), "dev.ahp-opa.publish.image")
+	}
+	every c in [
+		"docker push localhost:5000/app",
+		"docker push 127.0.0.1:5000/app:dev",
+		"docker buildx build --push -t localhost:5000/app .",
+	] {
+		lookalike_allowed(bash(c), "dev.ahp-opa.publish.image")
+	}
+	denies(bash("npm publish --registry https://registry.npmjs.org"), "dev.ahp-opa.publish.package")
+	lookalike_allowed(bash("npm publish --registry http://localhost:4873"), "dev.ahp-opa.publish.package")
+}
+
+test_kubectl_local_context if {
+	denies(bash("kubectl --context prod delete ns x"), "dev.ahp-opa.infra.teardown")
+	denies(bash("kubectl --context prod apply -f k8s/"), "dev.ahp-opa.deploy.kubectl")
+	lookalike_allowed(bash("kubectl --context kind-dev delete ns x"), "dev.ahp-opa.infra.teardown")
+	lookalike_allowed(bash("kubectl --context minikube apply -f k8s/"), "dev.ahp-opa.deploy.kubectl")
+}
+
+# A .git directory inside an installed dependency is that dependency's
+# checkout, not the workspace's history.
+test_delete_workspace_dependency_checkouts if {
+	every c in [
+		"rm -rf .git",
+		"rm -rf /home/dev/repo/.git",
+		"rm -rf vendor/../.git",
+	] {
+		denies(bash(c), "dev.ahp-opa.fs.delete-workspace")
+	}
+	every c in [
+		"rm -rf vendor/phpstan/phpstan/.git",
+		"rm -rf node_modules/x/.git",
+		"find vendor -name .git -type d -prune -exec rm -rf {} +",
+		"rm -rf ios/Pods/Alamofire/.git",
+		"rm -rf Carthage/Checkouts/Quick/.git",
+		"rm -rf .build/checkouts/swift-nio/.git",
+		"rm -rf deps/phoenix/.git",
+	] {
+		lookalike_allowed(bash(c), "dev.ahp-opa.fs.delete-workspace")
+	}
+}
