@@ -71,6 +71,22 @@ test_kubectl_local_context if {
 	denies(bash("kubectl --context prod apply -f k8s/"), "dev.ahp-opa.deploy.kubectl")
 	lookalike_allowed(bash("kubectl --context kind-dev delete ns x"), "dev.ahp-opa.infra.teardown")
 	lookalike_allowed(bash("kubectl --context minikube apply -f k8s/"), "dev.ahp-opa.deploy.kubectl")
+	every c in [
+		"kubectl --context prod uncordon node-1",
+		"kubectl --context prod expose deploy web --port=80",
+		"kubectl --context prod rollout pause deploy/web",
+		"kubectl --context prod drain node-1",
+	] {
+		denies(bash(c), "dev.ahp-opa.deploy.kubectl")
+	}
+	every c in [
+		"kubectl --context kind-dev uncordon node-1",
+		"kubectl --context kind-dev expose deploy web --port=80",
+		"kubectl --context colima-dev rollout pause deploy/web",
+		"kubectl --context docker-for-desktop drain node-1",
+	] {
+		lookalike_allowed(bash(c), "dev.ahp-opa.deploy.kubectl")
+	}
 }
 
 # A .git directory inside an installed dependency is that dependency's

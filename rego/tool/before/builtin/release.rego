@@ -355,7 +355,6 @@ violation contains {
 	verb := _kubectl_verb(cmd.args)
 	_kubectl_changes(verb, cmd.args)
 	not _kubectl_dry_run(cmd.args)
-	not _kubectl_local_context(cmd)
 }
 
 # kubectl options before the verb that take a separate value.
@@ -386,11 +385,6 @@ _kubectl_changes(verb, a) if {
 _kubectl_dry_run(a) if {
 	some o in args.options(a)
 	o in {"--dry-run=client", "--dry-run=server", "--dry-run"}
-}
-
-_kubectl_local_context(cmd) if {
-	some ctx in args.option_values(cmd.args, "", "--context")
-	regex.match(`^(kind-.*|minikube|docker-desktop|docker-for-desktop|k3d-.*|rancher-desktop|orbstack|colima.*|microk8s)$`, ctx)
 }
 
 # METADATA
