@@ -198,8 +198,9 @@ func traceDecision(ctx context.Context, w io.Writer, eng *engine.Engine, data []
 }
 
 // writeEffects lists input.ahp.effects: what the call does, and where each
-// effect came from (the data row, the verb, the tool), so a surprising
-// deny can be traced to the row that made it.
+// effect came from (the data row, the verb, the tool, and the workspace
+// definitions followed to reach its command), so a surprising deny can be
+// traced to the row and the script that made it.
 func writeEffects(w io.Writer, input ast.Value) {
 	obj, _ := input.(ast.Object)
 	if obj == nil {
@@ -214,6 +215,8 @@ func writeEffects(w io.Writer, input ast.Value) {
 		fmt.Fprintln(w, "effects: none")
 		return
 	}
+	shell, _ := termAt(ahp, "shell").(ast.Object)
+	cmds, _ := termAt(shell, "commands").(*ast.Array)
 	fmt.Fprintln(w, "effects:")
 	arr.Foreach(func(t *ast.Term) {
 		e, _ := t.Value.(ast.Object)
@@ -232,8 +235,37 @@ func writeEffects(w io.Writer, input ast.Value) {
 		if local, ok := termAt(e, "local").(ast.Object); ok {
 			line += ", local: " + text(local, "why")
 		}
+		if via := followedFrom(cmds, termAt(e, "command")); via != "" {
+			line += ", via " + via
+		}
 		fmt.Fprintln(w, line+")")
 	})
+}
+
+// followedFrom names the workspace definitions (Makefile#deploy,
+// package.json#scripts.release) that lead to command i, outermost first,
+// by walking its parents; "" when it was typed as it is.
+func followedFrom(cmds *ast.Array, i ast.Value) string {
+	n, ok := i.(ast.Number)
+	if !ok || cmds == nil {
+		return ""
+	}
+	idx, ok := n.Int()
+	var chain []string
+	// The parent chain is acyclic and bounded by the command count; the
+	// bound guards against a malformed input all the same.
+	for steps := 0; ok && idx >= 0 && idx < cmds.Len() && steps < cmds.Len(); steps++ {
+		cmd, _ := cmds.Elem(idx).Value.(ast.Object)
+		if res, isObj := termAt(cmd, "resolved").(ast.Object); isObj && text(res, "from") != "" {
+			chain = append([]string{text(res, "from")}, chain...)
+		}
+		p, isNum := termAt(cmd, "parent").(ast.Number)
+		if !isNum {
+			break
+		}
+		idx, ok = p.Int()
+	}
+	return strings.Join(chain, " → ")
 }
 
 func termAt(obj ast.Object, key string) ast.Value {

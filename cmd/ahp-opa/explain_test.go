@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -94,6 +96,37 @@ func TestExplainEffects(t *testing.T) {
 	} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("explanation lacks %q:\n%s", want, out.String())
+		}
+	}
+}
+
+// TestExplainEffectsFollowed: an effect whose command was reached through
+// a workspace definition names that definition, so a deny of `make deploy`
+// points at the Makefile target that made it.
+func TestExplainEffectsFollowed(t *testing.T) {
+	p, err := bundles.Builtin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	eng := engine.New(engine.Options{Home: "/home/dev"})
+	if err := eng.Load(context.Background(), p); err != nil {
+		t.Fatal(err)
+	}
+	ws := t.TempDir()
+	if err := os.WriteFile(filepath.Join(ws, "Makefile"), []byte("deploy: build\n\tnpm publish\nbuild:\n\tgo build ./...\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ command, want string }{
+		{"make deploy", `publish of package registry by npm (from data row "npm publish", confidence high, approvable, via Makefile#deploy)`},
+		{"npm publish", `publish of package registry by npm (from data row "npm publish", confidence high, approvable)`},
+	} {
+		event := strings.NewReplacer("/home/dev/repo", ws, "git push -f && cat .env", tc.command).Replace(explainEvent)
+		var out bytes.Buffer
+		if err := explainDecision(context.Background(), &out, eng, []byte(event)); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(out.String(), tc.want+"\n") {
+			t.Errorf("%s: explanation lacks %q:\n%s", tc.command, tc.want, out.String())
 		}
 	}
 }
