@@ -2,8 +2,10 @@ package state
 
 import (
 	"context"
+	"crypto/rand"
 	"crypto/tls"
 	_ "embed"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -77,7 +79,21 @@ type Redis struct {
 	// failedAt is when the server last failed (unix ns): for recoveryGrace
 	// after it, facts read may miss updates replicas are still writing.
 	failedAt atomic.Int64
+
+	// behind is set when a write fails and cleared once what was queued
+	// until the store came back is written: until then this replica holds
+	// updates the store lacks, and says so to the fleet with its id in the
+	// behind set (behindKey).
+	behind   atomic.Bool
+	failGen  atomic.Uint64 // counts failed writes: a drain that saw one more is void
+	draining atomic.Bool   // a drainThenClear is under way
+	replica  string        // this process's member of the behind set
 }
+
+// behindTTL bounds how long a replica's mark in the behind set lasts
+// without being renewed: a replica killed while behind cannot hold the
+// fleet's facts stale for longer. Every write of a backlog renews it.
+const behindTTL = 3 * time.Second
 
 // recoveryGrace is how long after the server failed the facts it returns
 // are marked stale: the replicas' queued updates reach it within the
@@ -139,6 +155,9 @@ func Open(cfg Config, win Windows, log *slog.Logger) (*Redis, error) {
 		seed: maphash.MakeSeed(),
 	}
 	r.stopped, r.stopWrites = context.WithCancel(context.Background())
+	var id [8]byte
+	rand.Read(id[:])
+	r.replica = hex.EncodeToString(id[:])
 	r.setProblem("not connected yet")
 	r.failedAt.Store(time.Now().Add(-recoveryGrace).UnixNano())
 	per := max(cfg.QueueSize/writeShards, 1)
@@ -316,11 +335,26 @@ func (r *Redis) Load(ctx context.Context, q audit.Query) (audit.Loaded, error) {
 	}
 	if q.Facts {
 		cmds = append(cmds, c.B().Get().Key(r.factsKey(q.Source, q.SessionID)).Build())
+		// Last, so the loop below sees it apart: how many replicas still
+		// write updates queued while the store was away.
+		cmds = append(cmds, c.B().Zcount().Key(r.behindKey()).Min(strconv.FormatInt(time.Now().UnixMilli(), 10)).Max("+inf").Build())
 	}
 	if len(cmds) == 0 {
 		return l, nil
 	}
 	res := c.DoMulti(ctx, cmds...)
+	othersBehind := false
+	if q.Facts {
+		last := res[len(res)-1]
+		res = res[:len(res)-1]
+		n, err := last.AsInt64()
+		if err != nil {
+			r.readErrors.Add(1)
+			r.noteErr(err)
+			return audit.Loaded{}, fmt.Errorf("reading session state: %w", err)
+		}
+		othersBehind = n > 0
+	}
 	for i, rr := range res {
 		b, err := rr.AsBytes()
 		if rueidis.IsRedisNil(err) {
@@ -343,7 +377,8 @@ func (r *Redis) Load(ctx context.Context, q audit.Query) (audit.Loaded, error) {
 			return audit.Loaded{}, err
 		}
 	}
-	l.Stale = q.Facts && time.Since(time.Unix(0, r.failedAt.Load())) < recoveryGrace
+	l.Stale = q.Facts && (othersBehind || r.behind.Load() ||
+		time.Since(time.Unix(0, r.failedAt.Load())) < recoveryGrace)
 	return l, nil
 }
 
@@ -447,6 +482,31 @@ func (r *Redis) writer(ch chan op) {
 	}
 }
 
+func (r *Redis) behindKey() string { return r.cfg.KeyPrefix + "behind" }
+
+// drainThenClear takes this replica out of the behind set once every
+// update queued before the store came back is written (a flush through
+// every queue) with no write failing meanwhile: the store then holds all
+// this replica made. Updates queued later need not wait; they are written
+// as promptly as in a store that never failed.
+func (r *Redis) drainThenClear(gen uint64) {
+	defer r.draining.Store(false)
+	ctx, cancel := context.WithTimeout(r.stopped, 30*time.Second)
+	defer cancel()
+	if r.Flush(ctx) != nil || r.failGen.Load() != gen {
+		return
+	}
+	cp := r.client.Load()
+	if cp == nil {
+		return
+	}
+	c := *cp
+	if err := c.Do(ctx, c.B().Zrem().Key(r.behindKey()).Member(r.replica).Build()).Error(); err == nil && r.failGen.Load() == gen {
+		r.behind.Store(false)
+		r.log.Info("state store holds every update queued while it was away")
+	}
+}
+
 func (r *Redis) writeBatch(batch []audit.Update) {
 	backoff := 20 * time.Millisecond
 	for {
@@ -457,6 +517,8 @@ func (r *Redis) writeBatch(batch []audit.Update) {
 		if errors.Is(err, errScriptLoaded) {
 			continue // a server that restarted empty has the script again
 		}
+		r.failGen.Add(1)
+		r.behind.Store(true)
 		r.noteErr(err)
 		select {
 		case <-r.stopped.Done():
@@ -476,18 +538,37 @@ func (r *Redis) tryWrite(batch []audit.Update) error {
 		return ErrUnavailable
 	}
 	c := *cp
-	cmds := make(rueidis.Commands, 0, len(batch)*3)
+	cmds := make(rueidis.Commands, 0, len(batch)*3+2)
+	marks := 0 // leading commands that are the behind mark, not updates
+	if r.behind.Load() {
+		// Every batch of a backlog renews this replica's mark, in the
+		// same round trip: other replicas read its facts as stale until
+		// clearBehindIfDrained removes it, or behindTTL after a crash.
+		until := time.Now().Add(behindTTL).UnixMilli()
+		cmds = append(cmds,
+			c.B().Zadd().Key(r.behindKey()).ScoreMember().ScoreMember(float64(until), r.replica).Build(),
+			c.B().Pexpire().Key(r.behindKey()).Milliseconds(behindTTL.Milliseconds()).Build())
+		marks = len(cmds)
+	}
 	for i := range batch {
 		cmds = r.appendCommands(c, cmds, &batch[i])
 	}
-	if len(cmds) == 0 {
+	if len(cmds) == marks {
 		return nil
 	}
 	ctx, cancel := context.WithTimeout(r.stopped, 2*time.Second)
 	defer cancel()
 	var retry error
-	for _, rr := range c.DoMulti(ctx, cmds...) {
+	for i, rr := range c.DoMulti(ctx, cmds...) {
 		err := rr.Error()
+		if i < marks {
+			if err != nil && !rueidis.IsRedisNil(err) {
+				if _, refused := rueidis.IsRedisErr(err); !refused {
+					retry = err
+				}
+			}
+			continue
+		}
 		if err == nil {
 			if n, _ := rr.AsInt64(); n > 0 {
 				r.evicted.Add(uint64(n))
@@ -512,6 +593,10 @@ func (r *Redis) tryWrite(batch []audit.Update) error {
 	}
 	if retry == nil || errors.Is(retry, errScriptLoaded) {
 		r.noteErr(nil)
+	}
+	if retry == nil && r.behind.Load() && r.draining.CompareAndSwap(false, true) {
+		// The store answers again: clear the mark once the backlog is in.
+		go r.drainThenClear(r.failGen.Load())
 	}
 	return retry
 }

@@ -622,3 +622,95 @@ func TestCloseIsBoundedWhenTheServerHangs(t *testing.T) {
 		})
 	}
 }
+
+// TestStaleWhileAnotherReplicaIsBehind: facts are stale on every replica
+// for as long as any replica still holds updates queued while the store
+// was away (its mark in the behind set), not for a fixed grace alone; a
+// mark past its expiry, a replica killed while behind, no longer counts.
+func TestStaleWhileAnotherReplicaIsBehind(t *testing.T) {
+	srv := startRedis(t)
+	open := func() *Redis {
+		cfg := Default()
+		cfg.Store, cfg.URL = StoreRedis, srv.url()
+		s, err := Open(cfg, Windows{Retry: time.Minute, Outcome: time.Minute, Session: time.Hour}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.Close(time.Second) })
+		return s
+	}
+	a, b := open(), open()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	update := func(id string) audit.Update {
+		return audit.Update{Kind: audit.UpdateDecision, Time: time.Now(), Source: "urn:x", SessionID: "s1",
+			EventID: id, CallID: id, Decision: audit.DecisionAllow, Call: audit.Call{Family: "shell"}}
+	}
+	stale := func(s *Redis) bool {
+		t.Helper()
+		l, err := s.Load(ctx, audit.Query{Source: "urn:x", SessionID: "s1", Facts: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return l.Stale
+	}
+	// Both fresh: failedAt lies a grace in the past.
+	if stale(b) {
+		t.Fatal("a fresh store reads stale facts")
+	}
+
+	// a failed a write and its drain has not finished (draining held):
+	// its next batch carries its mark, and b reads stale.
+	a.behind.Store(true)
+	a.draining.Store(true)
+	a.Send(update("e1"))
+	if err := a.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if !stale(b) || !stale(a) {
+		t.Fatalf("while a is behind: stale on b %v, on a %v; want both", stale(b), stale(a))
+	}
+	// Once a's backlog is written with no failure meanwhile, the mark
+	// goes and b reads fresh facts.
+	a.drainThenClear(a.failGen.Load())
+	if stale(b) || a.behind.Load() {
+		t.Fatalf("after a drained: stale on b %v, a still behind %v", stale(b), a.behind.Load())
+	}
+	// A write that failed during the drain voids it: the mark stays.
+	a.behind.Store(true)
+	a.draining.Store(true)
+	a.Send(update("e2"))
+	if err := a.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	gen := a.failGen.Load()
+	a.failGen.Add(1)
+	a.drainThenClear(gen)
+	if !stale(b) {
+		t.Fatal("a drain during which a write failed cleared the mark")
+	}
+	a.drainThenClear(a.failGen.Load())
+	if stale(b) {
+		t.Fatal("the drain after it did not clear the mark")
+	}
+
+	// A mark that expired (its replica was killed) does not count; one
+	// that has not does.
+	c, err := rueidis.NewClient(rueidis.ClientOption{InitAddress: []string{srv.addr}, DisableCache: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	for _, tc := range []struct {
+		until time.Duration
+		want  bool
+	}{{-time.Second, false}, {time.Minute, true}} {
+		if err := c.Do(ctx, c.B().Zadd().Key(b.behindKey()).ScoreMember().
+			ScoreMember(float64(time.Now().Add(tc.until).UnixMilli()), "killed").Build()).Error(); err != nil {
+			t.Fatal(err)
+		}
+		if got := stale(b); got != tc.want {
+			t.Errorf("a killed replica's mark expiring in %v: stale %v, want %v", tc.until, got, tc.want)
+		}
+	}
+}
