@@ -543,7 +543,7 @@ func (r *Redis) tryWrite(batch []audit.Update) error {
 	if r.behind.Load() {
 		// Every batch of a backlog renews this replica's mark, in the
 		// same round trip: other replicas read its facts as stale until
-		// clearBehindIfDrained removes it, or behindTTL after a crash.
+		// drainThenClear removes it, or behindTTL after a crash.
 		until := time.Now().Add(behindTTL).UnixMilli()
 		cmds = append(cmds,
 			c.B().Zadd().Key(r.behindKey()).ScoreMember().ScoreMember(float64(until), r.replica).Build(),
