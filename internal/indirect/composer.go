@@ -140,13 +140,7 @@ func (r *reader) namedScripts(kind, file, key, script string, rest []string) (Re
 		rest = rest[1:]
 	}
 	res := Result{Kind: kind, From: name + "#" + key + "." + script}
-	seen := map[string]bool{}
-	var walk func(s string)
-	walk = func(s string) {
-		if seen[s] || len(seen) > maxTargets {
-			return
-		}
-		seen[s] = true
+	why = walkGraph([]string{script}, "scripts", func(s string, _ int, walk func(string) string) string {
 		var lines []string
 		flush := func() {
 			if len(lines) > 0 {
@@ -165,14 +159,19 @@ func (r *reader) namedScripts(kind, file, key, script string, rest []string) (Re
 			case strings.HasPrefix(l, "@"):
 				flush()
 				other, _, _ := strings.Cut(l[1:], " ")
-				walk(other)
+				if why := walk(other); why != "" {
+					return why
+				}
 			default:
 				lines = append(lines, l)
 			}
 		}
 		flush()
+		return ""
+	})
+	if why != "" {
+		return Result{Kind: kind, Why: why}, true
 	}
-	walk(script)
 	if len(rest) > 0 && len(res.Steps) > 0 {
 		last := &res.Steps[len(res.Steps)-1]
 		last.Script += " " + joinArgs(rest)

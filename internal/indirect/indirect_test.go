@@ -220,3 +220,48 @@ func TestMakeExpansionBounded(t *testing.T) {
 		t.Fatalf("expansion of %d bytes (resolved %v): want at most %d", len(res.Steps[0].Script), res.Resolved(), 2*maxExpanded)
 	}
 }
+
+// TestResolvePaddedGraph: a definition that runs more tasks than are
+// followed is unresolved, for every runner with prerequisites, so that
+// padding it with harmless tasks cannot hide the one that runs last.
+func TestResolvePaddedGraph(t *testing.T) {
+	const n = maxTargets + 1
+	var mk, rake, task, composer strings.Builder
+	mk.WriteString("all:")
+	rake.WriteString("task all: [")
+	task.WriteString("version: '3'\ntasks:\n  all:\n    deps: [")
+	composer.WriteString(`{"scripts":{"all":[`)
+	for i := range n {
+		s := "t" + strconv.Itoa(i)
+		sep := ", "
+		if i == 0 {
+			sep = ""
+		}
+		mk.WriteString(" " + s)
+		rake.WriteString(sep + ":" + s)
+		task.WriteString(sep + s)
+		composer.WriteString(strings.TrimPrefix(sep, " ") + `"@` + s + `"`)
+	}
+	mk.WriteString("\n\trm -rf ~\n")
+	rake.WriteString("] do\n  sh 'rm -rf ~'\nend\n")
+	task.WriteString("]\n    cmds: ['rm -rf ~']\n")
+	composer.WriteString(`,"rm -rf ~"]`)
+	for i := range n {
+		s := "t" + strconv.Itoa(i)
+		mk.WriteString(s + ":\n\techo " + s + "\n")
+		rake.WriteString("task :" + s + " do\n  sh 'echo " + s + "'\nend\n")
+		task.WriteString("  " + s + ": echo " + s + "\n")
+		composer.WriteString(`,"` + s + `":"echo ` + s + `"`)
+	}
+	composer.WriteString("}}")
+	dir := workspace(t, map[string]string{
+		"Makefile": mk.String(), "Rakefile": rake.String(), "Taskfile.yml": task.String(), "composer.json": composer.String(),
+	})
+	ws := Workspace{Dir: dir, Roots: []string{dir}}
+	for _, argv := range []string{"make all", "rake all", "task all", "composer all"} {
+		res, ok := Resolve(strings.Fields(argv), nil, ws)
+		if !ok || res.Resolved() || !strings.Contains(res.Why, "more than "+strconv.Itoa(maxTargets)) {
+			t.Errorf("Resolve(%q) = resolved %v, why %q, %d steps; want unresolved: more than %d", argv, res.Resolved(), res.Why, len(res.Steps), maxTargets)
+		}
+	}
+}

@@ -2,7 +2,6 @@ package indirect
 
 import (
 	"path"
-	"strconv"
 	"strings"
 )
 
@@ -310,16 +309,7 @@ func (r *reader) make(args []string, dynamic []bool) (Result, bool) {
 	if file == "" {
 		fileDir = dir
 	}
-	seen := map[string]bool{}
-	var walk func(t string, depth int) string
-	walk = func(t string, depth int) string {
-		if seen[t] {
-			return ""
-		}
-		seen[t] = true
-		if len(seen) > maxTargets {
-			return "more than " + strconv.Itoa(maxTargets) + " targets"
-		}
+	why = walkGraph(targets, "targets", func(t string, depth int, walk func(string) string) string {
 		rule, ok := mf.rules[t]
 		if !ok {
 			if depth == 0 {
@@ -328,7 +318,7 @@ func (r *reader) make(args []string, dynamic []bool) (Result, bool) {
 			return "" // a file prerequisite
 		}
 		for _, p := range rule.prereqs {
-			if why := walk(mf.expand(p, vars, t, nil, 0), depth+1); why != "" {
+			if why := walk(mf.expand(p, vars, t, nil, 0)); why != "" {
 				return why
 			}
 		}
@@ -345,11 +335,9 @@ func (r *reader) make(args []string, dynamic []bool) (Result, bool) {
 		}
 		res.Steps = append(res.Steps, Step{From: name + "#" + t, Script: strings.Join(lines, "\n"), Dir: fileDir})
 		return ""
-	}
-	for _, t := range targets {
-		if why := walk(t, 0); why != "" {
-			return Result{Kind: "make", Why: why}, true
-		}
+	})
+	if why != "" {
+		return Result{Kind: "make", Why: why}, true
 	}
 	return res, true
 }

@@ -115,17 +115,9 @@ func (r *reader) packageScript(runner string, args []string, dynamic []bool) (Re
 	if len(rest) > 0 && rest[0] == "--" {
 		rest = rest[1:]
 	}
-	file, why := r.findUp(dir, "package.json")
+	file, m, why := r.manifest(dir)
 	if why != "" {
 		return Result{Kind: "npm", Why: why}, true
-	}
-	v, why, _ := r.parsed("package.json", file, parseManifest)
-	if why != "" {
-		return Result{Kind: "npm", Why: why}, true
-	}
-	m := v.(*manifest)
-	if m.bad != "" {
-		return Result{Kind: "npm", Why: m.bad}, true
 	}
 	name := r.rel(file)
 	body, ok := m.scripts[script]
@@ -147,6 +139,21 @@ func (r *reader) packageScript(runner string, args []string, dynamic []bool) (Re
 	return res, true
 }
 
+// manifest reads the package.json nearest to dir, or says why it cannot.
+func (r *reader) manifest(dir string) (file string, m *manifest, why string) {
+	if file, why = r.findUp(dir, "package.json"); why != "" {
+		return "", nil, why
+	}
+	v, why, _ := r.parsed("package.json", file, parseManifest)
+	if why != "" {
+		return "", nil, why
+	}
+	if m = v.(*manifest); m.bad != "" {
+		return "", nil, m.bad
+	}
+	return file, m, ""
+}
+
 func (r *reader) absFrom(dir, name string) string {
 	if path.IsAbs(name) {
 		return path.Clean(name)
@@ -163,16 +170,8 @@ func Dependency(pkg string, ws Workspace) (declared, found bool) {
 	if at := strings.LastIndex(name, "@"); at > 0 {
 		name = name[:at] // left-pad@1.3.0, @scope/pkg@2
 	}
-	file, why := r.findUp(ws.Dir, "package.json")
+	_, m, why := r.manifest(ws.Dir)
 	if why != "" {
-		return false, false
-	}
-	v, why, _ := r.parsed("package.json", file, parseManifest)
-	if why != "" {
-		return false, false
-	}
-	m := v.(*manifest)
-	if m.bad != "" {
 		return false, false
 	}
 	return m.deps[name], true
@@ -181,17 +180,9 @@ func Dependency(pkg string, ws Workspace) (declared, found bool) {
 // installHooks resolves npm install (ci, yarn, pnpm install …): the
 // project's preinstall, install, postinstall and prepare scripts run.
 func (r *reader) installHooks(runner, dir string) (Result, bool) {
-	file, why := r.findUp(dir, "package.json")
+	file, m, why := r.manifest(dir)
 	if why != "" {
 		return Result{Kind: "npm", Why: why}, true
-	}
-	v, why, _ := r.parsed("package.json", file, parseManifest)
-	if why != "" {
-		return Result{Kind: "npm", Why: why}, true
-	}
-	m := v.(*manifest)
-	if m.bad != "" {
-		return Result{Kind: "npm", Why: m.bad}, true
 	}
 	name := r.rel(file)
 	res := Result{Kind: "npm", From: name + "#scripts (install hooks)"}

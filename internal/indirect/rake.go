@@ -168,13 +168,7 @@ func (r *reader) rake(args []string, dynamic []bool) (Result, bool) {
 		tasks = []string{"default"}
 	}
 	res := Result{Kind: "rake", From: name + "#" + tasks[0]}
-	seen := map[string]bool{}
-	var walk func(t string, depth int) string
-	walk = func(t string, depth int) string {
-		if seen[t] || len(seen) > maxTargets {
-			return ""
-		}
-		seen[t] = true
+	why = walkGraph(tasks, "tasks", func(t string, depth int, walk func(string) string) string {
 		task, ok := rf.tasks[t]
 		if !ok {
 			if depth == 0 {
@@ -189,17 +183,17 @@ func (r *reader) rake(args []string, dynamic []bool) (Result, bool) {
 					p = t[:i+1] + p
 				}
 			}
-			walk(p, depth+1)
+			if why := walk(p); why != "" {
+				return why
+			}
 		}
 		if len(task.shell) > 0 {
 			res.Steps = append(res.Steps, Step{From: name + "#" + t, Script: strings.Join(task.shell, "\n"), Dir: path.Dir(abs)})
 		}
 		return ""
-	}
-	for _, t := range tasks {
-		if why := walk(t, 0); why != "" {
-			return Result{Kind: "rake", Why: why}, true
-		}
+	})
+	if why != "" {
+		return Result{Kind: "rake", Why: why}, true
 	}
 	return res, true
 }
@@ -314,13 +308,7 @@ func (r *reader) task(args []string, dynamic []bool) (Result, bool) {
 		tasks = []string{"default"}
 	}
 	res := Result{Kind: "task", From: name + "#" + tasks[0]}
-	seen := map[string]bool{}
-	var walk func(t string, depth int) string
-	walk = func(t string, depth int) string {
-		if seen[t] || len(seen) > maxTargets {
-			return ""
-		}
-		seen[t] = true
+	why = walkGraph(tasks, "tasks", func(t string, depth int, walk func(string) string) string {
 		def, ok := tf.Tasks[t]
 		if !ok {
 			if depth == 0 {
@@ -329,7 +317,9 @@ func (r *reader) task(args []string, dynamic []bool) (Result, bool) {
 			return ""
 		}
 		for _, d := range def.Deps {
-			walk(d.Task, depth+1)
+			if why := walk(d.Task); why != "" {
+				return why
+			}
 		}
 		tdir := path.Dir(abs)
 		if def.Dir != "" {
@@ -346,18 +336,18 @@ func (r *reader) task(args []string, dynamic []bool) (Result, bool) {
 			switch {
 			case c.Task != "":
 				flush()
-				walk(c.Task, depth+1)
+				if why := walk(c.Task); why != "" {
+					return why
+				}
 			case c.Cmd != "":
 				lines = append(lines, c.Cmd)
 			}
 		}
 		flush()
 		return ""
-	}
-	for _, t := range tasks {
-		if why := walk(t, 0); why != "" {
-			return Result{Kind: "task", Why: why}, true
-		}
+	})
+	if why != "" {
+		return Result{Kind: "task", Why: why}, true
 	}
 	return res, true
 }
