@@ -69,7 +69,7 @@ decides. Policy files and the --config file are reloaded when they change
 				return err
 			}
 			defer svc.Close()
-			resumeGC()
+			policyReady()
 			var stdio *transport.Stdio
 			if cfg.Stdio {
 				stdio = &transport.Stdio{Server: svc.Server, MaxMessageBytes: cfg.MaxMessageBytes, Concurrency: cfg.Concurrency}
