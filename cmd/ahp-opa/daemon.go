@@ -122,6 +122,7 @@ type warmDecisions struct {
 
 // Hook implements server.Hooker.
 func (w *warmDecisions) Hook(ctx context.Context, req daemon.Request) adapters.Answer {
+	defer policyReady() // the first request started the stack
 	if req.Agent == daemon.AgentAHP {
 		return w.answerAHP(ctx, req.Payload)
 	}

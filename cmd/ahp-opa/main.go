@@ -53,23 +53,24 @@ func pauseGC() {
 		debug.SetGCPercent(percent)
 		debug.SetMemoryLimit(limit)
 	})
-	policyReady = func() {
+	policyReady = sync.OnceFunc(func() {
 		mu.Lock()
 		defer mu.Unlock()
 		if paused {
 			debug.SetMemoryLimit(min(startHeap, goMemory()+readySlack))
 		}
-	}
+	})
 }
 
-// policyReady narrows the start's pause once a server's policy is ready:
-// the start's garbage may stay until gcAfter, but requests may add only
-// readySlack to it before the collector runs. A per_event process stays
-// well below that (one decision, then exit) and never collects; a large
-// request decided in a server's first second no longer keeps its garbage
-// in the process's peak memory (a 4 MB Write grew the peak by 6.9× its
-// size; collecting right at ready instead cost a per_event process one
-// collection of its whole start, about 3.6 ms of CPU).
+// policyReady narrows the start's pause once a server's policy is ready
+// (the first call counts): the start's garbage may stay until gcAfter, but
+// requests may add only readySlack to it before the collector runs. A
+// per_event process stays well below that (one decision, then exit) and
+// never collects; a large request decided in a server's first second no
+// longer keeps its garbage in the process's peak memory (a 4 MB Write grew
+// the peak by 6.9× its size; collecting right at ready instead cost a
+// per_event process one collection of its whole start, about 3.6 ms of
+// CPU).
 var policyReady = func() {}
 
 // goMemory is the memory the Go runtime holds from the system, as
