@@ -523,6 +523,10 @@ func (a *analyzer) assignValue(as *syntax.Assign, parent int, sc scope) (variabl
 		return variable{known: true}, nil
 	}
 	f, in := a.word(as.Value, parent, sc)
+	if l, ok := lookedUp(f); ok {
+		// G=$(which git): $G runs git wherever it is used as a program.
+		f = l
+	}
 	v := variable{value: f.text, known: !f.dynamic, sources: in}
 	if f.dynamic && !f.subst && plainReference(f.text) {
 		// d=$HOME: the value is not known, but as written it still

