@@ -135,7 +135,8 @@ _push_deletes(a) if "d" in args.short_flags(a, {"o"})
 # title: Discarding uncommitted work
 # description: |
 #   Denies git commands that throw away work that exists nowhere else:
-#   git reset --hard, git clean -f (unless -n), git checkout -- . or
+#   git reset --hard, git clean -f (unless -n, or -X, which removes only
+#   ignored files), git checkout -- . or
 #   git checkout . (the whole tree), git restore of the whole tree (without
 #   only --staged), git stash drop and git stash clear.
 # custom:
@@ -159,6 +160,7 @@ _discards("reset", a) if "--hard" in args.options(a)
 _discards("clean", a) if {
 	_clean_forced(a)
 	not _dry_run(a)
+	not _ignored_only(a)
 }
 
 _discards("checkout", a) if _whole_tree(a)
@@ -175,6 +177,11 @@ _clean_forced(a) if "f" in args.short_flags(a, {"e"})
 _clean_forced(a) if args.has_long_flag(a, "--force", 4)
 
 _dry_run(a) if "n" in args.short_flags(a, {"e"})
+
+# git clean -X removes only what .gitignore names (build output, caches):
+# files the project declares regenerable, not work that exists nowhere
+# else. -x (lower case) takes untracked work with them and still counts.
+_ignored_only(a) if "X" in args.short_flags(a, {"e"})
 
 _dry_run(a) if args.has_long_flag(a, "--dry-run", 4)
 

@@ -106,6 +106,8 @@ test_discard_work_lookalikes_allowed if {
 		"git clean -n",
 		"git clean -nfd",
 		"git clean --dry-run -f",
+		"git clean -fdX",
+		"git clean -X -f -d",
 		"git checkout main",
 		"git checkout -- src/file.go",
 		"git restore --staged .",
