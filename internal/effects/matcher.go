@@ -461,7 +461,7 @@ func (l *Local) judge(v string, ws Workspace) bool {
 			return true
 		}
 	}
-	if l.Loopback && Loopback(HostOf(v)) {
+	if l.Loopback && OnMachine(v) {
 		return true
 	}
 	// A URL is never a workspace path, though it reads as a relative one
@@ -515,6 +515,27 @@ func HostOf(v string) string {
 	}
 	return strings.ToLower(v)
 }
+
+// OnMachine reports whether a value names something that never leaves
+// the machine: a loopback host, a file: URL, or a database embedded in
+// the process or a local file (jdbc:h2:mem:, jdbc:sqlite:, sqlite:///…).
+// A Maven repository spec (id::layout::url, id::url) is judged by its
+// URL. The shapes are narrow on purpose: an image reference such as
+// sqlite:3.45 or file:1.0 names a registry, not a file.
+func OnMachine(v string) bool {
+	if i := strings.LastIndex(v, "::"); i >= 0 {
+		v = v[i+2:]
+	}
+	if onMachineURL.MatchString(strings.ToLower(v)) {
+		return true
+	}
+	return Loopback(HostOf(v))
+}
+
+// onMachineURL matches file: URLs and embedded databases. A server mode
+// (jdbc:h2:tcp://, jdbc:hsqldb:hsql://, jdbc:derby://) has a host and is
+// judged by it.
+var onMachineURL = regexp.MustCompile(`^file:[/.~]|^jdbc:(h2:(mem:|file:|\.|/|~)|hsqldb:(mem:|file:|res:)|derby:([^/]|/[^/])|sqlite:)|^sqlite3?(\+[a-z0-9]+)?:(//|:memory:|[^/]*/|.*\.(db|sqlite3?)$)`)
 
 // Loopback reports whether a host never leaves the machine.
 func Loopback(host string) bool {

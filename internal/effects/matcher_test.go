@@ -183,6 +183,36 @@ func TestTableErrors(t *testing.T) {
 	}
 }
 
+func TestOnMachine(t *testing.T) {
+	for in, want := range map[string]bool{
+		"http://localhost:4566":                          true,
+		"jdbc:h2:mem:test":                               true,
+		"jdbc:h2:./build/db":                             true,
+		"jdbc:hsqldb:mem:app":                            true,
+		"jdbc:derby:memory:x;create=true":                true,
+		"jdbc:sqlite:app.db":                             true,
+		"sqlite:///data/app.db":                          true,
+		"sqlite+pysqlite:///:memory:":                    true,
+		"local::default::file:./target/staging-repo":     true,
+		"local::file:///tmp/repo":                        true,
+		"jdbc:h2:tcp://db.example.com/app":               false,
+		"jdbc:postgresql://db.prod.example.com:5432/app": false,
+		"releases::default::https://repo.example.com/m2": false,
+		"sqlite:latest":                                  false,
+		"sqlite:3.45":                                    false,
+		"file:1.0":                                       false,
+		"h2:mem":                                         false,
+		"sqlite:db/development.sqlite3":                  true,
+		"file:./dev.db":                                  true,
+		"ghcr.io/acme/sqlite:3":                          false,
+		"postgres://u:p@db.example.com:5432/app":         false,
+	} {
+		if got := OnMachine(in); got != want {
+			t.Errorf("OnMachine(%q) = %v, want %v", in, got, want)
+		}
+	}
+}
+
 func TestHostOf(t *testing.T) {
 	for in, want := range map[string]string{
 		"http://localhost:4566":                  "localhost",

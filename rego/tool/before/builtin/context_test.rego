@@ -66,6 +66,16 @@ test_publish_local_registry if {
 	lookalike_allowed(bash("npm publish --registry http://localhost:4873"), "dev.ahp-opa.publish.package")
 }
 
+# A value that never leaves the machine is local like a loopback host: a
+# file: repository, an embedded database.
+test_on_machine_targets if {
+	denies(bash("mvn deploy -DaltDeploymentRepository=rel::default::https://repo.example.com/m2"), "dev.ahp-opa.publish.package")
+	lookalike_allowed(bash("mvn deploy -DaltDeploymentRepository=local::default::file:./target/staging-repo"), "dev.ahp-opa.publish.package")
+	denies(bash("liquibase --url=jdbc:mysql://db.example.com/app update"), "dev.ahp-opa.effect.remote-change")
+	lookalike_allowed(bash("liquibase --url=jdbc:h2:mem:test update"), "dev.ahp-opa.effect.remote-change")
+	lookalike_allowed(bash("flyway -url=jdbc:sqlite:build/app.db clean"), "dev.ahp-opa.effect.store-destroy")
+}
+
 test_kubectl_local_context if {
 	denies(bash("kubectl --context prod delete ns x"), "dev.ahp-opa.infra.teardown")
 	denies(bash("kubectl --context prod apply -f k8s/"), "dev.ahp-opa.deploy.kubectl")
