@@ -70,6 +70,12 @@ test_predicates_cover_the_lists if {
 	every d in paths.temp_dirs {
 		paths.temp({"path": concat("", [d, "/x"])})
 	}
+	every d in paths.cache_dirs {
+		paths.cache({"path": concat("", [d, "/x"])})
+	}
+	every d in paths.cache_home_dirs {
+		paths.cache({"path": "/x", "home_rel": concat("", [d, "/x"])})
+	}
 	every f in paths.startup_home_files {
 		paths.startup_file({"path": "/x", "home_rel": f})
 	}

@@ -36,8 +36,10 @@ violation contains {
 # description: |
 #   Denies a recursive rm, or find … -delete, whose target lies outside the
 #   session's workspace roots (the working directory when the session names
-#   none). Deleting inside the workspace and in temporary directories
-#   (/tmp, /var/tmp, …) is allowed; exceptions.paths can allow more.
+#   none). Deleting inside the workspace, in temporary directories
+#   (/tmp, /var/tmp, …) and in caches that tools refill (/var/cache,
+#   /var/lib/apt/lists, ~/.cache, ~/.m2/repository, …) is allowed;
+#   exceptions.paths can allow more.
 # custom:
 #   severity: high
 #   code: dev.ahp-opa.fs.rm-recursive-outside-workspace
@@ -54,6 +56,7 @@ violation contains {
 	p.outside_workspace
 	not paths.critical(p)
 	not paths.temp(p)
+	not paths.cache(p)
 	not config.path_excepted(p)
 }
 

@@ -164,10 +164,28 @@ test_rm_recursive_outside_workspace_lookalikes_allowed if {
 	lookalike_allowed(bash("cp -r ~/other-project/templates ./templates"), "dev.ahp-opa.fs.rm-recursive-outside-workspace")
 }
 
+# Caches that tools refill are emptied in image builds and clean targets;
+# the directories around them stay protected.
+test_rm_caches_allowed if {
+	every c in [
+		"apt-get update && apt-get install -y curl && rm -rf /var/lib/apt/lists/*",
+		"rm -rf /var/cache/apk/*",
+		"rm -rf ~/.cache/pip",
+		"rm -rf $HOME/.m2/repository/com/acme",
+		"rm -rf ~/.gradle/caches/",
+	] {
+		allowed(bash(c))
+	}
+	denies(bash("rm -rf /var/lib/apt"), "dev.ahp-opa.fs.rm-recursive-critical")
+	denies(bash("rm -rf /var/lib/postgresql"), "dev.ahp-opa.fs.rm-recursive-critical")
+	denies(bash("rm -rf ~/.config"), "dev.ahp-opa.fs.rm-recursive-outside-workspace")
+	denies(bash("rm -rf ~/.m2"), "dev.ahp-opa.fs.rm-recursive-outside-workspace")
+}
+
 test_rm_outside_workspace_path_exception if {
-	evt := bash("rm -rf ~/.cache/pip")
+	evt := bash("rm -rf ~/scratch/old-build")
 	denies(evt, "dev.ahp-opa.fs.rm-recursive-outside-workspace")
-	codes_with(evt, {"exceptions": {"paths": ["~/.cache/**"]}}) == set()
+	codes_with(evt, {"exceptions": {"paths": ["~/scratch/**"]}}) == set()
 	codes_with(evt, {"disabled_rules": ["dev.ahp-opa.fs.rm-recursive-outside-workspace"]}) == set()
 }
 
