@@ -345,13 +345,27 @@ _destination(cmd, p) if {
 
 _environment_creators := {"venv", "virtualenv"}
 
-# The value of a configuration-file option is loaded by the program that
-# needs it, not shown: dotnet restore --configfile /run/secrets/nuget.config,
-# kubectl --kubeconfig ~/.kube/prod get pods. The file still counts as
-# read when any other command names it.
+# The value of a configuration-file or key option is loaded by the
+# program that needs it, not shown: dotnet restore --configfile
+# /run/secrets/nuget.config, kubectl --kubeconfig ~/.kube/prod get pods,
+# cosign sign --key cosign.key, curl --key client.key, jarsigner
+# -keystore release.jks. The file still counts as read when any other
+# command names it.
 _loaded_config(cmd, p) if {
 	p.arg > 0
-	lower(cmd.args[p.arg - 1]) in {"--configfile", "-configfile", "--config-file", "--kubeconfig"}
+	lower(cmd.args[p.arg - 1]) in _loading_options
+}
+
+_loaded_config(cmd, p) if {
+	some o in _loading_options
+	startswith(lower(cmd.args[p.arg]), concat("", [o, "="]))
+}
+
+_loading_options := {
+	"--configfile", "-configfile", "--config-file", "--kubeconfig",
+	"--key", "-key", "--private-key", "--key-file", "--keyfile", "--client-key",
+	"--tls-key", "--tlskey", "--ssl-key", "--sslkey", "--signing-key",
+	"--keystore", "-keystore", "--identity-file", "--cert", "-cert", "--tlscert",
 }
 
 # words lists every argument of every command, and the bodies of here-

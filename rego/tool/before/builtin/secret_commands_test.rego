@@ -56,7 +56,6 @@ test_secret_printing_lookalikes_allowed if {
 		"vault kv put secret/app key=@value.txt",
 		"vault kv list secret/",
 		"sops -e -i secrets.yaml",
-		"sops -d secrets.enc.yaml | gh secret set APP_ENV",
 		"sops -d values.enc.yaml | helm template app ./chart -f -",
 		"aws secretsmanager list-secrets",
 		"aws ssm get-parameter --name /app/region",
@@ -79,6 +78,9 @@ test_secret_printing_lookalikes_allowed if {
 	] {
 		lookalike_allowed(bash(c), "dev.ahp-opa.secrets.credential-file")
 	}
+	# The decrypted text goes into the program that stores it, not to the
+	# agent; storing a repository secret is an access change of its own.
+	not denies(bash("sops -d secrets.enc.yaml | gh secret set APP_ENV"), "dev.ahp-opa.secrets.credential-file")
 }
 
 test_secret_printer_programs_match_the_table if {

@@ -106,7 +106,8 @@ violation contains {
 #   kubectl apply -f -); and the cloud metadata endpoints
 #   (169.254.169.254, metadata.google.internal). A file handed to the
 #   program that loads it (dotnet restore --configfile, kubectl
-#   --kubeconfig) is that program's to use and is allowed.
+#   --kubeconfig, a key given with --key, --keystore or --cert) is that
+#   program's to use and is allowed.
 # custom:
 #   severity: high
 #   code: dev.ahp-opa.secrets.credential-file
