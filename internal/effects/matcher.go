@@ -466,7 +466,15 @@ func (l *Local) judge(v string, ws Workspace) bool {
 	}
 	// A URL is never a workspace path, though it reads as a relative one
 	// (https://api.nuget.org/… would be ./https:/api.nuget.org/…).
+	if l.Path && !pathShaped(v) {
+		return false
+	}
 	return l.Workspace && ws != nil && !strings.Contains(v, "://") && ws.Inside(v)
+}
+
+// pathShaped reports whether v is written as a path rather than a name.
+func pathShaped(v string) bool {
+	return strings.ContainsRune(v, '/') || strings.HasPrefix(v, ".") || strings.HasPrefix(v, "~")
 }
 
 // optionValue returns the value given to option o: "-o v", "-o=v", or for

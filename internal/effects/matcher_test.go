@@ -119,6 +119,12 @@ func TestBuiltinTable(t *testing.T) {
 		// a URL is not a workspace path, however relative it reads
 		{"dotnet nuget push bin/App.1.0.nupkg --source https://api.nuget.org/v3/index.json", "publish dotnet high"},
 		{"dotnet nuget push bin/App.1.0.nupkg --source ./feed", "publish dotnet high local"},
+		// a bare source name is configured elsewhere, not a directory
+		{"dotnet nuget push bin/App.1.0.nupkg -s nuget.org", "publish dotnet high"},
+		{"dotnet nuget push bin/App.1.0.nupkg -s artifacts/feed", "publish dotnet high local"},
+		// values that never leave the machine
+		{"liquibase --url=jdbc:h2:mem:test update", "remote.change liquibase medium local"},
+		{"mvn deploy -DaltDeploymentRepository=local::default::file:./target/repo", "publish mvn high local"},
 		// unknown CLIs: verbs speak, look-alikes do not
 		{"acmectl deploy --env production", "publish acmectl medium"},
 		{"acmectl release list", ""},

@@ -133,8 +133,12 @@ type Local struct {
 	// Loopback: a value is local when the host it names is loopback.
 	Loopback bool `json:"loopback,omitempty"`
 	// Workspace: a value is local when it names a path in the workspace.
-	Workspace bool   `json:"workspace,omitempty"`
-	Why       string `json:"why"`
+	Workspace bool `json:"workspace,omitempty"`
+	// Path: only a value written as a path (./feed, a/b, /srv/feed) is
+	// judged; a bare word names a configured source (dotnet nuget push
+	// -s nuget.org), which may be anywhere.
+	Path bool   `json:"path,omitempty"`
+	Why  string `json:"why"`
 }
 
 // Verb is what a subcommand word says of a CLI the table does not know.

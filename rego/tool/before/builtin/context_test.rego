@@ -76,6 +76,15 @@ test_on_machine_targets if {
 	lookalike_allowed(bash("flyway -url=jdbc:sqlite:build/app.db clean"), "dev.ahp-opa.effect.store-destroy")
 }
 
+# A feed is local when written as a path into the workspace; a bare name
+# is a source configured elsewhere (nuget.org, github).
+test_named_feed_is_not_a_directory if {
+	denies(bash("dotnet nuget push bin/App.1.0.0.nupkg -k $KEY -s nuget.org"), "dev.ahp-opa.publish.package")
+	denies(bash("dotnet nuget push bin/App.1.0.0.nupkg --source github"), "dev.ahp-opa.publish.package")
+	lookalike_allowed(bash("dotnet nuget push bin/App.1.0.0.nupkg -s ./local-feed"), "dev.ahp-opa.publish.package")
+	lookalike_allowed(bash("dotnet nuget push bin/App.1.0.0.nupkg --source artifacts/feed"), "dev.ahp-opa.publish.package")
+}
+
 test_kubectl_local_context if {
 	denies(bash("kubectl --context prod delete ns x"), "dev.ahp-opa.infra.teardown")
 	denies(bash("kubectl --context prod apply -f k8s/"), "dev.ahp-opa.deploy.kubectl")
