@@ -90,13 +90,18 @@ _protected(target) if target in {"", "HEAD", "--all"}
 
 _protected(target) if config.protected_branch(target)
 
+# A tag named in full is a release others install from, whatever the
+# branch globs say (git push origin :refs/tags/v1.0.0).
+_protected(target) if startswith(target, "refs/tags/")
+
 # METADATA
 # title: Deleting remote branches
 # description: |
 #   Denies git push that deletes branches or tags on the remote: an empty
 #   source (git push origin :main), --delete / -d (and abbreviations such
 #   as --del), and --prune, when a deleted branch is protected (by default
-#   every branch, protected_branches: ["*"]).
+#   every branch, protected_branches: ["*"]) or the ref is a tag
+#   (refs/tags/…).
 # custom:
 #   severity: high
 #   code: dev.ahp-opa.git.push-delete

@@ -225,6 +225,7 @@ test_push_delete_denied if {
 		"git push origin --del main",
 		"git push -d origin main",
 		"git push --prune origin refs/heads/*:refs/heads/*",
+		"git push origin :refs/tags/v1.0.0",
 	] {
 		denied_only(bash(c), "dev.ahp-opa.git.push-delete")
 	}
@@ -241,6 +242,7 @@ test_push_delete_lookalikes_allowed if {
 		lookalike_allowed(bash(c), "dev.ahp-opa.git.push-delete")
 	}
 	codes_with(bash("git push origin --delete feature/x"), {"protected_branches": ["main"]}) == set()
+	lookalike_allowed(bash("git tag -d v1.0.0-rc1"), "dev.ahp-opa.git.push-delete")
 }
 
 test_push_delete_evasions_denied if {
