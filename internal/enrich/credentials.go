@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"path"
+	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -144,6 +146,7 @@ type credentialMatch struct {
 // the home; ~/**/*.go reaches no secret file.
 func (c *credentialCatalogue) match(home bool, segs []string) credentialMatch {
 	var m credentialMatch
+	segs = expansionsAsGlobs(segs)
 	stem, glob := segs, false
 	for i, s := range segs {
 		if strings.ContainsAny(s, "*?[{") {
@@ -199,6 +202,26 @@ func (c *credentialCatalogue) match(home bool, segs []string) credentialMatch {
 	}
 	return m
 }
+
+// expansionsAsGlobs reads an expansion left unknown in a segment
+// (~/.ssh/$f, ~/.aws/${name}) as the pattern * it may stand for: a loop
+// over a credential directory names every file in it. segs is copied
+// only when it holds one.
+func expansionsAsGlobs(segs []string) []string {
+	out := segs
+	for i, s := range segs {
+		if !strings.Contains(s, "$") {
+			continue
+		}
+		if &out[0] == &segs[0] {
+			out = slices.Clone(segs)
+		}
+		out[i] = unknownExpansion.ReplaceAllString(s, "*")
+	}
+	return out
+}
+
+var unknownExpansion = regexp.MustCompile(`\$(\{[^}]*\}|[A-Za-z_][A-Za-z0-9_]*|[0-9@*#?])`)
 
 // segsMatch reports whether each pattern segment matches its path segment.
 func segsMatch(patterns, segs []string) bool {

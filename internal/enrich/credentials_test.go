@@ -37,6 +37,11 @@ func TestCredentialCatalogue(t *testing.T) {
 		{"/proc/self/environ", "system", "", false},
 		{"/etc/shadow", "system", "", false},
 		{"/etc/ssl/private/server.key", "system", "system", false},
+		// An unknown expansion may name any file there.
+		{"~/.aws/$f", "", "aws", true},
+		{"~/.password-store/${entry}.gpg", "password-manager", "", false},
+		{"~/.config/gh/$name", "", "cloud-other", true},
+		{"~/projects/$name/README.md", "", "", false},
 		// Sweeps: a directory above credential locations.
 		{"~", "", "", true},
 		{"/home/dev/", "", "", true},
