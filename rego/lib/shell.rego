@@ -314,6 +314,35 @@ _destination(cmd, p) if {
 	p.arg == last
 }
 
+# mv and ln put a file where the agent's tools read freely: moving or
+# linking a file into the workspace (mv ~/.aws/credentials ./c.txt,
+# ln -s ~/.ssh/id_rsa key) exposes it as a copy would. A file already
+# in the workspace, or a destination outside it (dotfile installers), is
+# no read.
+reads contains {"command": i, "path": p} if {
+	input.ahp.tool.family == "shell"
+	some name in ["mv", "ln"]
+	some i in programs[name]
+	cmd := input.ahp.shell.commands[i]
+	ops := [q | some q in cmd.paths]
+	some k, p in ops
+	p.outside_workspace
+	_into_workspace(cmd, ops, k)
+}
+
+_into_workspace(_, ops, k) if {
+	count(ops) > 1
+	k < count(ops) - 1
+	not ops[count(ops) - 1].outside_workspace
+}
+
+# ln -s TARGET with no link name links into the working directory.
+_into_workspace(cmd, ops, 0) if {
+	cmd.name == "ln"
+	count(ops) == 1
+	count(args.operands(cmd.args)) == 1
+}
+
 # The value of an output option names a file the command writes:
 # openssl req -keyout key.pem -out cert.pem, curl -o, sort -o, gcc -o.
 _destination(cmd, p) if {

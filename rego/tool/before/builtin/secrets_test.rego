@@ -349,3 +349,21 @@ test_write_secret_hand_written_findings if {
 	some_edit := [{"kind": "github-token", "field": "edits", "edit": 3, "offset": 12, "length": 40, "line": 1}]
 	denied_only(_written_with("file_edit", some_edit), "dev.ahp-opa.secrets.write-secret")
 }
+
+# Moving or linking a credential into the workspace exposes it; an
+# unknown file name in a credential directory may be any of its files.
+test_credentials_moved_linked_or_looped_denied if {
+	denies(bash("mv ~/.aws/credentials ./creds.txt"), "dev.ahp-opa.secrets.credential-file")
+	denies(bash("ln -s ~/.ssh/id_rsa key.txt && cat key.txt"), "dev.ahp-opa.secrets.ssh-private-key")
+	denies(bash("ls ~/.aws | while read f; do cat ~/.aws/$f; done"), "dev.ahp-opa.secrets.credential-dir")
+	every c in [
+		"mv ~/Downloads/data.csv ./data/",
+		"ln -s ../shared/config.yaml config.yaml",
+		"mv ~/.ssh/id_rsa ~/.ssh/id_rsa.bak",
+		"cat ~/projects/$name/README.md",
+		"ls ~/.ssh/$f",
+		"openssl req -x509 -newkey rsa:2048 -nodes -keyout key.pem -out cert.pem -subj /CN=x && mv cert.pem key.pem certs/",
+	] {
+		lookalike_allowed(bash(c), "dev.ahp-opa.secrets.credential-file")
+	}
+}
