@@ -150,3 +150,25 @@ test_effect_remote_execution if {
 		lookalike_allowed(bash(c), "dev.ahp-opa.effect.remote-change")
 	}
 }
+
+# Raw API calls reach the same acts as the CLIs: a merge, a release, a
+# deploy hook, an HTTP DELETE. Reads and loopback servers pass.
+test_effect_raw_api_calls if {
+	denies(bash("gh api -X PUT repos/acme/api/pulls/12/merge"), "dev.ahp-opa.effect.remote-change")
+	denies(bash(`curl -X PUT -H "Authorization: token $GH_TOKEN" https://api.github.com/repos/acme/api/pulls/12/merge`), "dev.ahp-opa.effect.remote-change")
+	denies(bash("gh api repos/acme/api/releases -f tag_name=v1.0.0"), "dev.ahp-opa.effect.publish")
+	denies(bash("curl -fsSL -X POST -d {} https://api.netlify.com/build_hooks/abc123"), "dev.ahp-opa.effect.publish")
+	denies(bash("curl -X DELETE http://es.prod.internal:9200/logs-2024*"), "dev.ahp-opa.effect.store-destroy")
+	denies(bash("http DELETE https://api.example.com/users/1"), "dev.ahp-opa.effect.store-destroy")
+	every c in [
+		"gh api -X GET repos/acme/api/releases",
+		"gh api repos/acme/api/pulls --jq '.[].title'",
+		"curl -sf https://api.github.com/repos/acme/api/pulls/12/merge",
+		"curl -XDELETE localhost:9200/logs-*",
+		"curl -X DELETE http://127.0.0.1:8080/api/items/1",
+		"http DELETE localhost:8080/users/1",
+		"http GET https://api.example.com/users/1",
+	] {
+		allowed(bash(c))
+	}
+}
