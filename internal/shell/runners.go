@@ -296,6 +296,14 @@ func (a *analyzer) gitConfig(idx int, args []field, sc scope) {
 	if i < len(args) {
 		sub = args[i].text
 	}
+	if sub == "config" {
+		// git config [--global] KEY VALUE stores the command for every
+		// later git call: analysed as if typed, as -c KEY=VALUE is.
+		if f, ok := gitConfigSet(args[i+1:]); ok {
+			sets = append(sets, f)
+			sub = ""
+		}
+	}
 	for _, f := range sets {
 		key, value, ok := strings.Cut(f.text, "=")
 		if !ok {
@@ -310,7 +318,8 @@ func (a *analyzer) gitConfig(idx int, args []field, sc scope) {
 			runs = strings.HasPrefix(value, "!")
 		}
 		if name, isAlias := strings.CutPrefix(key, "alias."); isAlias {
-			runs = name == strings.ToLower(sub) && strings.HasPrefix(value, "!")
+			// A stored alias (sub "") runs whenever it is called.
+			runs = (sub == "" || name == strings.ToLower(sub)) && strings.HasPrefix(value, "!")
 		}
 		if !runs {
 			continue
@@ -321,6 +330,32 @@ func (a *analyzer) gitConfig(idx int, args []field, sc scope) {
 		}
 		a.script(strings.TrimPrefix(value, "!"), sc.nested(ViaShell, idx), false)
 	}
+}
+
+// gitConfigSet reads the KEY VALUE that git config [options] [set] KEY
+// VALUE stores, as one KEY=VALUE field; false for a read, an unset or a
+// listing.
+func gitConfigSet(args []field) (field, bool) {
+	var ops []field
+	for j := 0; j < len(args); j++ {
+		s := args[j].text
+		switch {
+		case s == "--file" || s == "-f" || s == "--blob" || s == "--type" || s == "--default" || s == "--comment" || s == "--value":
+			j++
+		case s == "--get" || s == "--get-all" || s == "--get-regexp" || s == "--unset" || s == "--unset-all" || s == "-l" || s == "--list" || s == "-e" || s == "--edit" || s == "--remove-section" || s == "--rename-section":
+			return field{}, false
+		case len(s) > 1 && s[0] == '-':
+		default:
+			ops = append(ops, args[j])
+		}
+	}
+	if len(ops) > 0 && (ops[0].text == "set") {
+		ops = ops[1:]
+	}
+	if len(ops) < 2 || ops[0].dynamic {
+		return field{}, false
+	}
+	return field{text: ops[0].text + "=" + ops[1].text, dynamic: ops[1].dynamic}, true
 }
 
 // runFile analyses a script file written earlier in the same command.
