@@ -46,8 +46,11 @@ _sudo_query(cmd) if {
 # title: Unsafe permission changes
 # description: |
 #   Denies chmod that sets the setuid or setgid bit (4755, u+s, g+s), makes
-#   files world-writable recursively (chmod -R 777, -R o+w, -R a+rwx), or
-#   changes a critical path recursively (chmod -R … / or ~).
+#   files world-writable recursively (chmod -R 777, -R o+w, -R a+rwx),
+#   makes a system, startup or credential file world-writable (chmod o+w
+#   /etc/passwd, chmod 777 ~/.ssh), makes a credential readable by others
+#   (chmod 644 ~/.ssh/id_rsa), or changes a critical path recursively
+#   (chmod -R … / or ~).
 # custom:
 #   severity: high
 #   code: dev.ahp-opa.privilege.chmod-unsafe
@@ -84,6 +87,45 @@ _unsafe_chmod(cmd) if {
 	some p in cmd.paths
 	paths.critical(p)
 }
+
+# Opening one file can be enough: a world-writable system file or
+# startup file lets any local user run code as its owner, and a
+# credential readable by others is no longer the user's alone.
+_unsafe_chmod(cmd) if {
+	some m in _chmod_modes(cmd)
+	_world_writable(m)
+	some p in cmd.paths
+	_guarded_path(p)
+}
+
+_unsafe_chmod(cmd) if {
+	some m in _chmod_modes(cmd)
+	_world_readable(m)
+	some p in cmd.paths
+	_secret_path(p)
+	not p.inside_workspace
+}
+
+_guarded_path(p) if {
+	paths.critical(p)
+	not startswith(p.path, "/dev/") # chmod 666 /dev/null restores a device
+}
+
+_guarded_path(p) if paths.startup_file(p)
+
+_guarded_path(p) if _secret_path(p)
+
+_secret_path(p) if paths.credential_file(p)
+
+_secret_path(p) if paths.credential_dir(p)
+
+_secret_path(p) if paths.ssh_private_key(p)
+
+_world_readable(m) if regex.match(`^[0-7]?[0-7][0-7][4-7]$`, m)
+
+_world_readable(m) if regex.match(`(^|,)[ug]*[oa][ugoa]*[+=][wxXst]*r`, m)
+
+_world_readable(m) if regex.match(`(^|,)[+=][wxXst]*r`, m)
 
 _chmod_recursive(a) if args.has_short_flag(a, "R")
 

@@ -103,3 +103,27 @@ test_chown_lookalikes_allowed if {
 	lookalike_allowed(bash("ls -l /root"), "dev.ahp-opa.privilege.chown-root")
 	lookalike_allowed(bash(`echo "chown root x"`), "dev.ahp-opa.privilege.chown-root")
 }
+
+# One file is enough when it is a system, startup or credential file.
+test_chmod_unsafe_single_files if {
+	every c in [
+		"chmod 777 ~/.ssh",
+		"chmod o+w /etc/passwd",
+		"chmod 644 ~/.ssh/id_rsa",
+		"chmod a+r ~/.aws/credentials",
+		"chmod 666 ~/.bashrc",
+	] {
+		denies(bash(c), "dev.ahp-opa.privilege.chmod-unsafe")
+	}
+	every c in [
+		"chmod 600 ~/.ssh/id_ed25519",
+		"chmod 700 ~/.ssh",
+		"chmod 644 ~/.ssh/id_rsa.pub",
+		"chmod 666 /dev/null",
+		"chmod 644 /etc/nginx/conf.d/app.conf",
+		"chmod 400 deploy.pem",
+		"chmod go-rwx ~/.ssh/id_rsa",
+	] {
+		lookalike_allowed(bash(c), "dev.ahp-opa.privilege.chmod-unsafe")
+	}
+}
