@@ -25,6 +25,7 @@ const (
 	kSame                          // returns its first argument as a path: expanduser, realpath
 	kList                          // builds a list: R's c(), PHP's array()
 	kEnv                           // reads an environment variable: the value of HOME is ~
+	kGlob                          // lists the files a pattern matches: the pattern stands for them
 )
 
 // quoteLike is a prefixed string form such as q{…}, qx(…) or %w[…].
@@ -99,6 +100,7 @@ var python = &language{
 		"os.getenv": kEnv, "os.environ.get": kEnv, "os.environ": kEnv,
 		".read_text": kRead, ".read_bytes": kRead, ".write_text": kWrite, ".write_bytes": kWrite,
 		".unlink": kRemove, ".rmdir": kRemove, ".joinpath": kJoin, ".expanduser": kSame, ".resolve": kSame,
+		"glob.glob": kGlob, "glob.iglob": kGlob, "glob": kGlob, "iglob": kGlob, ".glob": kGlob, ".rglob": kGlob,
 	},
 }
 
@@ -115,6 +117,7 @@ var javascript = &language{
 		"unlinkSync": kRemove, "unlink": kRemove, "Deno.remove": kRemove, "Deno.removeSync": kRemove,
 		"removeSync": kRemoveAll, "remove": kRemoveAll, "rimraf": kRemoveAll, "rimraf.sync": kRemoveAll,
 		"emptyDirSync": kRemoveAll,
+		"globSync":     kGlob, "glob.sync": kGlob, "fg.sync": kGlob, "fastGlob.sync": kGlob, "Bun.Glob": kGlob,
 		"readFileSync": kRead, "readFile": kRead, "createReadStream": kRead, "Deno.readTextFile": kRead,
 		"Deno.readTextFileSync": kRead, "Deno.readFile": kRead, "Bun.file": kRead,
 		"writeFileSync": kWrite, "writeFile": kWrite, "createWriteStream": kWrite,
@@ -146,7 +149,7 @@ var perl = &language{
 	calls: map[string]callKind{
 		"system": kProcess, "exec": kProcess, "readpipe": kShell,
 		"rmtree": kRemoveAll, "File::Path::rmtree": kRemoveAll, "remove_tree": kRemoveAll,
-		"File::Path::remove_tree": kRemoveAll, "unlink": kRemove, "rmdir": kRemove,
+		"File::Path::remove_tree": kRemoveAll, "unlink": kRemove, "rmdir": kRemove, "glob": kGlob,
 		"open": kOpen, "sysopen": kOpen, "read_file": kRead, "File::Slurp::read_file": kRead,
 		"path": kJoin, "catfile": kJoin, "File::Spec->catfile": kJoin, "catdir": kJoin,
 		"copy": kCopy, "File::Copy::copy": kCopy, "move": kMove, "rename": kMove,
@@ -179,6 +182,7 @@ var ruby = &language{
 		"FileUtils.remove_entry": kRemoveAll, "FileUtils.remove_entry_secure": kRemoveAll,
 		"rm_rf": kRemoveAll, "rm_r": kRemoveAll, "FileUtils.rmtree": kRemoveAll,
 		"File.delete": kRemove, "File.unlink": kRemove, "FileUtils.rm": kRemove, "Dir.rmdir": kRemove,
+		"Dir.glob":  kGlob,
 		"File.read": kRead, "IO.read": kRead, "File.readlines": kRead, "IO.readlines": kRead,
 		"File.binread": kRead, "File.foreach": kRead,
 		"File.write": kWrite, "IO.write": kWrite, "File.binwrite": kWrite,
@@ -209,7 +213,7 @@ var php = &language{
 		"eval":      kEval, "assert": kEval, "create_function": kEval,
 		"base64_decode": kDecode, "gzinflate": kDecode, "str_rot13": kDecode, "hex2bin": kDecode,
 		"fsockopen": kSocket, "stream_socket_client": kSocket, "socket_create": kSocket,
-		"getenv": kEnv, "array": kList,
+		"getenv": kEnv, "array": kList, "glob": kGlob,
 	},
 }
 

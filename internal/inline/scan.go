@@ -127,6 +127,14 @@ type scanner struct {
 	nest  int
 	depth int // of the expression being evaluated
 	steps int // tokens visited by argument searches
+	// globs are the patterns listed so far (glob.glob('~/.ssh/*')): a
+	// loop over their result reaches each file through a name the
+	// analysis cannot follow, so such a name stands for them.
+	globs []value
+	// pending are removals and reads of names the analysis cannot follow,
+	// seen before any pattern was listed ([os.remove(f) for f in
+	// glob.glob(p)] names f first): they take the patterns listed later.
+	pending []act
 }
 
 func scan(l *language, src string, f *facts, nest int) {
@@ -139,6 +147,11 @@ func scan(l *language, src string, f *facts, nest int) {
 	s.toks, full = lex(l, src, maxTokens)
 	f.truncated = f.truncated || full
 	s.run()
+	for _, a := range s.pending {
+		for _, g := range s.globs {
+			s.pathValue(a.kind, a.call, g)
+		}
+	}
 }
 
 func (s *scanner) add(a act) {
@@ -590,6 +603,9 @@ func (s *scanner) nameTerm(ts []token) (value, int) {
 	if kind == kEnv && strings.HasSuffix(t.text, "HOME") {
 		return value{s: "~"}, 1
 	}
+	if kind == kGlob && len(ts) >= 2 && ts[1].kind == tokStr {
+		return s.globbed(s.resolve(ts[1])), 2 // Perl's glob "~/.ssh/*"
+	}
 	if len(ts) < 2 || ts[1].kind != tokPunct || ts[1].text != "(" {
 		if kind == kHome {
 			return s.postfix(value{s: "~"}, ts, 1) // Dir.home
@@ -620,6 +636,12 @@ func (s *scanner) nameTerm(ts []token) (value, int) {
 			return unknown, n
 		}
 		v = s.eval(args[0])
+	case kGlob:
+		pos := positional(args)
+		if len(pos) == 0 {
+			return unknown, n
+		}
+		v = s.globbed(s.eval(pos[0]))
 	case kEnv:
 		if len(args) > 0 && len(args[0]) == 1 && (args[0][0].text == "HOME" || args[0][0].text == "USERPROFILE") {
 			v = value{s: "~"}
@@ -681,6 +703,16 @@ func (s *scanner) postfix(v value, ts []token, n int) (value, int) {
 			}
 			v = join(parts...)
 		case kSame:
+		case kGlob: // Path.home().glob('.ssh/*'), .rglob('*.env')
+			pos := positional(args)
+			if len(pos) == 0 {
+				return unknown, n
+			}
+			pattern := s.eval(pos[0])
+			if method == ".rglob" {
+				pattern = join(value{s: "**"}, pattern)
+			}
+			v = s.globbed(join(v, pattern))
 		default:
 			s.pathAct(kind, method, v)
 			return unknown, n
@@ -796,13 +828,17 @@ func (s *scanner) call(kind callKind, name string, args [][]token, raw []token) 
 			k = actRemoveAll
 		}
 		for _, p := range s.values(pos) {
-			s.pathValue(k, name, p)
+			s.pathValue(k, name, s.orGlobbed(k, name, p))
 		}
 	case kRead, kWrite, kAppend:
 		if len(pos) == 0 {
 			return
 		}
-		s.pathAct(kind, name, arg(0))
+		v := arg(0)
+		if kind == kRead {
+			v = s.orGlobbed(actRead, name, v)
+		}
+		s.pathAct(kind, name, v)
 	case kWriteLast:
 		for _, a := range args {
 			if k, v, ok := keyword(a); ok && (k == "file" || k == "con") {
@@ -852,11 +888,46 @@ func (s *scanner) call(kind callKind, name string, args [][]token, raw []token) 
 			}
 		}
 		s.f.decodes = true
+	case kGlob:
+		if len(pos) > 0 {
+			s.globbed(arg(0))
+		}
 	case kSocket:
 		s.f.socket = true
 	case kDup:
 		s.f.dup = true
 	}
+}
+
+// globbed records a listed pattern and returns it as the value the
+// listing stands for.
+func (s *scanner) globbed(pattern value) value {
+	if pattern.fullyUnknown() {
+		return unknown
+	}
+	if len(s.globs) < maxGlobs {
+		s.globs = append(s.globs, pattern)
+	}
+	return pattern
+}
+
+// maxGlobs bounds the patterns one program keeps.
+const maxGlobs = 16
+
+// orGlobbed returns v, or when nothing of v is known and the code listed
+// files by a pattern, those patterns: for f in glob.glob(p): os.remove(f)
+// removes what p matches.
+func (s *scanner) orGlobbed(k actKind, call string, v value) value {
+	if !v.fullyUnknown() {
+		return v
+	}
+	if len(s.globs) == 0 {
+		if len(s.pending) < maxGlobs {
+			s.pending = append(s.pending, act{kind: k, call: call})
+		}
+		return v
+	}
+	return value{list: s.globs, isList: true}
 }
 
 // values evaluates arguments, flattening lists.
@@ -996,7 +1067,7 @@ func (s *scanner) open(call string, pos, args [][]token) {
 	case strings.ContainsAny(mode, "wx+"):
 		s.pathAct(kWrite, call, p)
 	default:
-		s.pathAct(kRead, call, p)
+		s.pathAct(kRead, call, s.orGlobbed(actRead, call, p))
 	}
 }
 
@@ -1089,6 +1160,9 @@ func (s *scanner) method(i int, kind callKind) bool {
 	key := t.text[dot:]
 	if _, ok := s.lang.calls[key]; !ok {
 		return false
+	}
+	if _, ok := s.lang.calls[t.text]; ok {
+		return false // a function the table names in full: os.unlink, glob.glob
 	}
 	switch kind {
 	case kRead, kWrite, kAppend, kRemove, kRemoveAll:
