@@ -1,0 +1,33 @@
+package ahp.tool.before.builtin_test
+
+# dev.ahp-opa.fs.delete-credentials
+
+test_delete_credentials_denied if {
+	every c in [
+		"rm ~/.ssh/id_rsa",
+		"rm -f ~/.aws/credentials",
+		"rm ~/.ssh/*",
+		"unlink ~/.netrc",
+		`python3 -c "import os,glob;[os.remove(f) for f in glob.glob(os.path.expanduser('~/.ssh/*'))]"`,
+		`perl -e 'unlink glob "~/.ssh/*"'`,
+		`node -e "require('fs').unlinkSync(require('os').homedir()+'/.docker/config.json')"`,
+	] {
+		denies(bash(c), "dev.ahp-opa.fs.delete-credentials")
+	}
+}
+
+test_delete_credentials_lookalikes_allowed if {
+	every c in [
+		"rm ~/.ssh/id_rsa.pub",
+		"rm ~/.ssh/known_hosts",
+		"rm ~/notes.txt",
+		"rm -f ./testdata/id_rsa",
+		"rm -f config/master.key",
+		`python3 -c "import glob,os;[os.remove(f) for f in glob.glob('build/*.o')]"`,
+		"ls ~/.ssh/*",
+		"rm -f ~/.bash_history",
+	] {
+		lookalike_allowed(bash(c), "dev.ahp-opa.fs.delete-credentials")
+	}
+	codes_with(bash("rm ~/.aws/credentials"), {"exceptions": {"paths": ["~/.aws/**"]}}) == set()
+}
