@@ -19,6 +19,7 @@ var (
 	keyReverseShell  = ast.StringTerm("reverse_shell")
 	keyExecutesStdin = ast.StringTerm("executes_stdin")
 	keyDynamicLookup = ast.StringTerm("dynamic_lookup")
+	keyEnvDump       = ast.StringTerm("env_dump")
 )
 
 // addInline marks, in the command objects cmds, the interpreters that run
@@ -51,7 +52,7 @@ func addInline(cmds []*ast.Term, progs []inline.Program) {
 		}{
 			{keyDynamicCode, p.Dynamic}, {keyDecodes, p.Decodes}, {keyNetwork, p.Network},
 			{keyReverseShell, p.ReverseShell}, {keyExecutesStdin, p.ExecutesStdin},
-			{keyDynamicLookup, p.DynamicLookup},
+			{keyDynamicLookup, p.DynamicLookup}, {keyEnvDump, p.EnvDump},
 		} {
 			if f.on {
 				items = append(items, [2]*ast.Term{f.key, termTrue})

@@ -53,6 +53,10 @@ type Program struct {
 	// ExecutesStdin is set when the program runs code it reads from its
 	// standard input: exec(sys.stdin.read()).
 	ExecutesStdin bool
+	// EnvDump is set when the program prints, serialises or sends the
+	// whole environment (print(os.environ), console.log(process.env),
+	// puts ENV.to_h, print_r(getenv())): every secret variable with it.
+	EnvDump bool
 	// DynamicLookup is set when the program reaches a module or function
 	// by a name computed at run time (getattr(m, name), __import__(x),
 	// require(x)), which no reading of the code can follow. Lookups by
@@ -113,6 +117,7 @@ func Expand(a *shell.Analysis, lim shell.Limits) []Program {
 			}
 		}
 		p.Network = fetches || f.socket
+		p.EnvDump = f.wholeEnv && (f.shows || p.Network)
 		p.ReverseShell = f.socket && (f.dup || f.pipes || spawnsShell(a, p.Calls))
 		if fetches && f.evals {
 			// Downloaded text run as code: the download feeds the

