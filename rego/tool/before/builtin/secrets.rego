@@ -158,7 +158,9 @@ _credential_access contains concat(" ", ["metadata endpoint", u.host]) if {
 #   one ($AWS_SECRET_ACCESS_KEY, $GITHUB_TOKEN, $DB_PASSWORD). Variables
 #   named only key, session or *_ID/_FILE/_URL are not secrets, and a dump
 #   piped straight into a filter that keeps only names or a count
-#   (set | cut -d= -f1, env | wc -l) is allowed.
+#   (set | cut -d= -f1, env | wc -l) is allowed. Interpreter code that
+#   prints, serialises or sends the whole environment (print(os.environ),
+#   console.log(process.env), puts ENV.to_h) is a dump too.
 # custom:
 #   severity: high
 #   code: dev.ahp-opa.secrets.env-dump
@@ -178,6 +180,22 @@ violation contains {
 	not _feeds_login(i)
 	not _names_only(i)
 	trigger := input.ahp.shell.commands[i].name
+}
+
+# Interpreter code that prints, serialises or sends the whole
+# environment dumps it as env does: print(os.environ),
+# console.log(process.env), puts ENV.to_h, print_r(getenv()).
+violation contains {
+	"reason": concat(" ", [
+		"Blocked printing environment variables; the environment holds secrets that must not reach the agent.",
+		"Read the one non-secret variable you need (e.g. `os.environ['PATH']`), or test that a secret is set without printing it.",
+	]),
+	"code": "dev.ahp-opa.secrets.env-dump",
+	"trigger": concat(" ", [cmd.name, "code printing the whole environment"]),
+} if {
+	input.ahp.tool.family == "shell"
+	some cmd in input.ahp.shell.commands
+	cmd.code.env_dump
 }
 
 # A variable name that holds a secret: the words secret, token, password,

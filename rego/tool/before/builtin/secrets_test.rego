@@ -367,3 +367,23 @@ test_credentials_moved_linked_or_looped_denied if {
 		lookalike_allowed(bash(c), "dev.ahp-opa.secrets.credential-file")
 	}
 }
+
+# Interpreter code that prints or sends the whole environment dumps it.
+test_env_dump_in_code if {
+	every c in [
+		`python3 -c "import os;print(dict(os.environ))"`,
+		`node -e "console.log(JSON.stringify(process.env))"`,
+		`ruby -e 'puts ENV.to_h'`,
+		`php -r 'print_r(getenv());'`,
+	] {
+		denies(bash(c), "dev.ahp-opa.secrets.env-dump")
+	}
+	every c in [
+		`python3 -c "import os;print(os.environ['PATH'])"`,
+		`node -e "console.log(process.env.NODE_ENV)"`,
+		`python3 -c "import os;print(len(os.environ))"`,
+		`python3 -c "import os,subprocess;subprocess.run(['make'],env=os.environ)"`,
+	] {
+		lookalike_allowed(bash(c), "dev.ahp-opa.secrets.env-dump")
+	}
+}
