@@ -94,6 +94,8 @@ func TestBuiltinTable(t *testing.T) {
 		{"./gradlew publishToMavenLocal", ""},
 		{"./gradlew clean publish", "publish gradlew high"},
 		{"mvn -B clean deploy -P release", "publish mvn high"},
+		{"mvn -B release:prepare -DdryRun=true", "remote.change mvn high local"},
+		{"mvn -B release:prepare -DdryRun=false", "remote.change mvn high"},
 		{"redis-cli FLUSHALL", "store.destroy redis-cli high local assumed"},
 		{"redis-cli -h 127.0.0.1 FLUSHALL", "store.destroy redis-cli high local"},
 		{"REDISCLI_HOST=cache.internal redis-cli FLUSHALL", "store.destroy redis-cli high"},

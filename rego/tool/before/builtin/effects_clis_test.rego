@@ -172,3 +172,11 @@ test_effect_raw_api_calls if {
 		allowed(bash(c))
 	}
 }
+
+# Maven's own rehearsal switches: -DdryRun (release plugin) and
+# -Dmaven.deploy.skip.
+test_effect_maven_rehearsal if {
+	denies(bash("mvn -B release:prepare"), "dev.ahp-opa.effect.remote-change")
+	lookalike_allowed(bash("mvn -B release:prepare -DdryRun=true"), "dev.ahp-opa.effect.remote-change")
+	lookalike_allowed(bash("mvn -B deploy -Dmaven.deploy.skip=true"), "dev.ahp-opa.publish.package")
+}
