@@ -4,6 +4,7 @@ import (
 	"net/url"
 	"path"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 
@@ -55,6 +56,8 @@ type Matcher struct {
 	verbs    map[string]Verb
 	quiet    map[string]bool
 	tools    map[string][]*row
+	sureOpts []string
+	nouns    map[string]bool
 }
 
 type program struct {
@@ -62,6 +65,7 @@ type program struct {
 	launches  string
 	valueOpts map[string]bool
 	dryRun    []string
+	tracks    []string
 	local     []Local
 	rows      []*row
 }
@@ -95,6 +99,7 @@ func Compile(t *Table) (*Matcher, error) {
 				Launches:     base.Launches,
 				ValueOptions: append(append([]string(nil), base.ValueOptions...), p.ValueOptions...),
 				DryRun:       append(append([]string(nil), base.DryRun...), p.DryRun...),
+				Tracks:       append(append([]string(nil), base.Tracks...), p.Tracks...),
 				Local:        append(append([]Local(nil), p.Local...), base.Local...),
 				Rows:         append(append([]Row(nil), base.Rows...), p.Rows...),
 			}
@@ -102,7 +107,7 @@ func Compile(t *Table) (*Matcher, error) {
 				entry.Launches = p.Launches
 			}
 		}
-		cp := &program{name: own, launches: entry.Launches, valueOpts: map[string]bool{}, dryRun: entry.DryRun, local: entry.Local}
+		cp := &program{name: own, launches: entry.Launches, valueOpts: map[string]bool{}, dryRun: entry.DryRun, tracks: entry.Tracks, local: entry.Local}
 		for _, o := range entry.ValueOptions {
 			cp.valueOpts[o] = true
 		}
@@ -119,6 +124,11 @@ func Compile(t *Table) (*Matcher, error) {
 	}
 	for _, q := range t.Quiet {
 		m.quiet[q] = true
+	}
+	m.sureOpts = t.Sure.Options
+	m.nouns = make(map[string]bool, len(t.Sure.Nouns))
+	for _, n := range t.Sure.Nouns {
+		m.nouns[strings.ToLower(n)] = true
 	}
 	for name, rows := range t.Tools {
 		for _, r := range rows {
@@ -296,6 +306,9 @@ func (m *Matcher) dataEffects(p *program, name string, args []string, c *shell.C
 		}
 	}
 	pos := p.positionals(args)
+	if len(p.tracks) > 0 && len(pos) > 0 && slices.Contains(p.tracks, strings.ToLower(args[pos[0]])) {
+		pos = pos[1:] // gcloud beta run deploy is gcloud run deploy
+	}
 	words := make([]string, 0, 4)
 	for _, j := range pos {
 		if len(words) == 4 {
@@ -564,15 +577,19 @@ var readWords = map[string]bool{
 }
 
 // verbEffects lets the subcommand words of a CLI the table does not know
-// speak: the first or second operand, when it is a plain word.
+// speak: the first or second operand, when it is a plain word, or a sure
+// delete as the third (see Sure).
 func (m *Matcher) verbEffects(name string, args []string, c *shell.Command, i int, out []Effect) []Effect {
 	if len(m.verbs) == 0 || m.quiet[name] || strings.HasPrefix(name, "$") {
 		return out
 	}
 	var words []string
-	for _, a := range args {
-		if a == "--help" || a == "-h" || a == "--version" {
+	for j, a := range args {
+		if a == "--help" || a == "-h" {
 			return out
+		}
+		if a == "--version" && (j+1 == len(args) || strings.HasPrefix(args[j+1], "-")) {
+			return out // prints the version; --version 1.2.0 is a value
 		}
 		if a == "--" {
 			break
@@ -581,12 +598,12 @@ func (m *Matcher) verbEffects(name string, args []string, c *shell.Command, i in
 			continue
 		}
 		words = append(words, a)
-		if len(words) == 3 {
+		if len(words) == 4 {
 			break
 		}
 	}
 	for k, w := range words {
-		if k == 2 {
+		if k == 3 {
 			break
 		}
 		lw := strings.ToLower(w)
@@ -597,13 +614,40 @@ func (m *Matcher) verbEffects(name string, args []string, c *shell.Command, i in
 		if k+1 < len(words) && readWords[strings.ToLower(words[k+1])] {
 			return out
 		}
+		conf := v.Confidence
+		if v.Sure && conf == Low && m.sure(args, words, k) {
+			conf = Medium
+		}
+		if k == 2 && (!v.Sure || conf == Low) {
+			// A third word is a subcommand only after a group and a
+			// resource (exo compute instance delete); otherwise it is
+			// more likely an argument.
+			continue
+		}
 		return append(out, Effect{
 			Effect: v.Effect, Target: cmpOr(v.Target, name), Program: name, Command: i,
 			Source:     Source{Kind: "verb", Verb: lw},
-			Confidence: v.Confidence, Approvable: v.Approvable,
+			Confidence: conf, Approvable: v.Approvable,
 		})
 	}
 	return out
+}
+
+// sure reports whether a verb at words[k] is meant: an option skips the
+// CLI's confirmation, or the word before or after it names something
+// that holds data.
+func (m *Matcher) sure(args, words []string, k int) bool {
+	for _, o := range m.sureOpts {
+		if hasOption(args, o) {
+			return true
+		}
+	}
+	for _, j := range []int{k - 1, k + 1} {
+		if j >= 0 && j < len(words) && m.nouns[strings.ToLower(words[j])] {
+			return true
+		}
+	}
+	return false
 }
 
 func cmpOr(a, b string) string {

@@ -68,6 +68,9 @@ type Table struct {
 	// Quiet programs take words that are not subcommands (echo, grep,
 	// make): their arguments never speak as verbs.
 	Quiet []string `json:"quiet"`
+	// Sure says when a verb that is not sure enough to deny on its own
+	// (delete, remove) is: see Sure.
+	Sure Sure `json:"sure"`
 	// Tools maps a tool name (an MCP tool's own name, lower case) to the
 	// effects a call of it has.
 	Tools map[string][]Row `json:"tools"`
@@ -86,6 +89,9 @@ type Program struct {
 	ValueOptions []string `json:"value_options,omitempty"`
 	// DryRun options make every effect a rehearsal (--dry-run, --dry-run=client).
 	DryRun []string `json:"dry_run,omitempty"`
+	// Tracks are words that only choose a release track of the same
+	// commands (gcloud beta run deploy): left out when rows are matched.
+	Tracks []string `json:"tracks,omitempty"`
 	// Local tells when the call cannot reach anything real.
 	Local []Local `json:"local,omitempty"`
 	Rows  []Row   `json:"rows,omitempty"`
@@ -147,6 +153,19 @@ type Verb struct {
 	Target     string `json:"target,omitempty"`
 	Confidence string `json:"confidence,omitempty"` // default medium
 	Approvable bool   `json:"approvable,omitempty"`
+	// Sure: the table's Sure options and nouns raise this verb to medium
+	// confidence (delete, remove; not uninstall, whose target is a local
+	// tool).
+	Sure bool `json:"sure,omitempty"`
+}
+
+// Sure holds what makes a low-confidence verb of an unknown CLI mean it:
+// an option that skips the CLI's own confirmation (--yes, --force), or
+// a noun next to the verb that names something holding data (acmectl
+// database delete prod, acmectl delete cluster eu-1).
+type Sure struct {
+	Options []string `json:"options,omitempty"`
+	Nouns   []string `json:"nouns,omitempty"`
 }
 
 // ErrTable wraps every problem of a table document.
@@ -186,7 +205,11 @@ func (t *Table) Merge(more *Table) *Table {
 		Programs: make(map[string]Program, len(t.Programs)+len(more.Programs)),
 		Verbs:    map[string]Verb{},
 		Quiet:    slices.Concat(t.Quiet, more.Quiet),
-		Tools:    map[string][]Row{},
+		Sure: Sure{
+			Options: slices.Concat(t.Sure.Options, more.Sure.Options),
+			Nouns:   slices.Concat(t.Sure.Nouns, more.Sure.Nouns),
+		},
+		Tools: map[string][]Row{},
 	}
 	for k, v := range t.Programs {
 		out.Programs[k] = v
@@ -201,6 +224,7 @@ func (t *Table) Merge(more *Table) *Table {
 		}
 		p.ValueOptions = slices.Concat(p.ValueOptions, v.ValueOptions)
 		p.DryRun = slices.Concat(p.DryRun, v.DryRun)
+		p.Tracks = slices.Concat(p.Tracks, v.Tracks)
 		p.Local = slices.Concat(p.Local, v.Local)
 		p.Rows = slices.Concat(p.Rows, v.Rows)
 		out.Programs[k] = p

@@ -180,3 +180,29 @@ test_effect_maven_rehearsal if {
 	lookalike_allowed(bash("mvn -B release:prepare -DdryRun=true"), "dev.ahp-opa.effect.remote-change")
 	lookalike_allowed(bash("mvn -B deploy -Dmaven.deploy.skip=true"), "dev.ahp-opa.publish.package")
 }
+
+# A delete of an unknown CLI denies when the CLI's own confirmation is
+# skipped or it names something holding data; a local tool's uninstall
+# and a plain delete of a small thing are recorded only.
+test_effect_sure_delete if {
+	every c in [
+		"acmectl cache delete --yes",
+		"acmectl database delete prod",
+		"openstack server delete web-1",
+		"exo compute instance delete web-1 --force",
+		"aws s3api delete-objects --bucket prod --delete file://keys.json",
+		"restic forget --prune --keep-last 1",
+	] {
+		denies(bash(c), "dev.ahp-opa.effect.store-destroy")
+	}
+	every c in [
+		"pyenv uninstall -f 3.8.0",
+		"acmectl user delete bob",
+		"nvm uninstall 18",
+		"gcloud alpha storage ls",
+	] {
+		lookalike_allowed(bash(c), "dev.ahp-opa.effect.store-destroy")
+	}
+	# A release track word does not hide the command.
+	not allowed(bash("gcloud beta container clusters delete prod --zone us-central1-a"))
+}
