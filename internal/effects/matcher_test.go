@@ -140,7 +140,10 @@ func TestBuiltinTable(t *testing.T) {
 		{"acmectl compute instance delete web-1", "store.destroy acmectl medium"},
 		{"acmectl user delete bob", "store.destroy acmectl low"},
 		{"acmectl compute thing delete web-1", ""},
-		{"pyenv uninstall -f 3.8.0", "store.destroy pyenv low"},
+		{"pyenv uninstall -f 3.8.0", ""}, // a version manager: quiet
+		{"acmectl plugin uninstall --force x", "store.destroy acmectl low"},
+		{"conan upload \"*\" -r conancenter --confirm", "publish conan high"},
+		{"conan remove \"*\" --confirm", ""},
 		// release tracks and aliases
 		{"gcloud beta run deploy api --image x", "publish gcloud high"},
 		{"gcloud alpha storage ls", ""},
