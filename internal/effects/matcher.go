@@ -208,7 +208,21 @@ func (p *program) launched(args []string) (string, []string, bool) {
 	}
 	for j, a := range args {
 		if a == p.launches && j+1 < len(args) {
-			return packageBin(args[j+1]), args[j+2:], true // pnpm dlx pkg@1, python -m twine
+			k := j + 1
+			if !strings.HasPrefix(p.launches, "-") {
+				// npm exec --package=x -- tool: options of the
+				// launcher word come before the program.
+				for k < len(args) && strings.HasPrefix(args[k], "-") {
+					if p.valueOpts[args[k]] {
+						k++
+					}
+					k++
+				}
+				if k >= len(args) {
+					return "", nil, false
+				}
+			}
+			return packageBin(args[k]), args[k+1:], true // pnpm dlx pkg@1, python -m twine
 		}
 		if v, ok := strings.CutPrefix(a, p.launches); ok && v != "" && len(p.launches) == 2 && p.launches[0] == '-' {
 			return packageBin(v), args[j+1:], true // python -mtwine
@@ -217,13 +231,18 @@ func (p *program) launched(args []string) (string, []string, bool) {
 	return "", nil, false
 }
 
-// packageBin names the program a package spec runs: @scope/tool@1 → tool.
+// packageBin names the program a package spec runs: @scope/tool@1 →
+// tool, and a scope's own CLI package by its scope: @railway/cli →
+// railway.
 func packageBin(spec string) string {
 	spec = strings.ToLower(spec)
 	if at := strings.LastIndexByte(spec, '@'); at > 0 {
 		spec = spec[:at]
 	}
 	if slash := strings.LastIndexByte(spec, '/'); slash >= 0 {
+		if spec[slash+1:] == "cli" && strings.HasPrefix(spec, "@") {
+			return spec[1:slash]
+		}
 		spec = spec[slash+1:]
 	}
 	return spec

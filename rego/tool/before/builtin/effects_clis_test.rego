@@ -206,3 +206,23 @@ test_effect_sure_delete if {
 	# A release track word does not hide the command.
 	not allowed(bash("gcloud beta container clusters delete prod --zone us-central1-a"))
 }
+
+# A platform CLI run through a package runner is the same act, whatever
+# its package is called.
+test_effect_cli_through_runners if {
+	every c in [
+		"npm exec -- firebase deploy",
+		"npm exec --package=firebase-tools -- firebase deploy",
+		"npx @railway/cli up",
+		"npx eas-cli submit -p ios",
+	] {
+		denies(bash(c), "dev.ahp-opa.effect.publish")
+	}
+	every c in [
+		"npm exec -- eslint .",
+		"npx @railway/cli logs",
+		"npx eas-cli build --local -p android",
+	] {
+		lookalike_allowed(bash(c), "dev.ahp-opa.effect.publish")
+	}
+}
