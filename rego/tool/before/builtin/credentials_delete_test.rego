@@ -31,3 +31,15 @@ test_delete_credentials_lookalikes_allowed if {
 	}
 	codes_with(bash("rm ~/.aws/credentials"), {"exceptions": {"paths": ["~/.aws/**"]}}) == set()
 }
+
+test_delete_credentials_evasions_denied if {
+	every c in [
+		`sh -c 'rm "$HOME/.ssh/id_ed25519"'`,
+		"echo ~/.aws/credentials | xargs rm -f",
+		"K=~/.kube/config; rm -f $K",
+		`ruby -e 'Dir.glob(File.expand_path("~/.ssh/*")).each { |f| File.delete(f) }'`,
+		`php -r 'foreach (glob(getenv("HOME")."/.ssh/*") as $f) unlink($f);'`,
+	] {
+		denies(bash(c), "dev.ahp-opa.fs.delete-credentials")
+	}
+}

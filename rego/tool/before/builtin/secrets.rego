@@ -173,6 +173,10 @@ violation contains {
 	"trigger": trigger,
 } if {
 	input.ahp.tool.family == "shell"
+	some trigger in _env_dumps
+}
+
+_env_dumps contains trigger if {
 	some name, ixs in programs
 	name in {"env", "printenv", "export", "declare", "typeset", "set", "ps", "echo", "printf"}
 	some i in ixs
@@ -185,15 +189,7 @@ violation contains {
 # Interpreter code that prints, serialises or sends the whole
 # environment dumps it as env does: print(os.environ),
 # console.log(process.env), puts ENV.to_h, print_r(getenv()).
-violation contains {
-	"reason": concat(" ", [
-		"Blocked printing environment variables; the environment holds secrets that must not reach the agent.",
-		"Read the one non-secret variable you need (e.g. `os.environ['PATH']`), or test that a secret is set without printing it.",
-	]),
-	"code": "dev.ahp-opa.secrets.env-dump",
-	"trigger": concat(" ", [cmd.name, "code printing the whole environment"]),
-} if {
-	input.ahp.tool.family == "shell"
+_env_dumps contains concat(" ", [cmd.name, "code printing the whole environment"]) if {
 	some cmd in input.ahp.shell.commands
 	cmd.code.env_dump
 }
