@@ -7,7 +7,7 @@ import data.ahp.tool.before.builtin
 
 no_verify := event({"shell": {"command": "git commit --no-verify -m wip", "commands": [{"args": ["commit", "--no-verify", "-m", "wip"], "argv": ["git", "commit", "--no-verify", "-m", "wip"], "depth": 0, "name": "git", "parent": -1, "paths": [{"arg": 0, "base": "commit", "home_rel": "repo/commit", "inside_workspace": true, "path": "/home/dev/repo/commit", "raw": "commit"}, {"arg": 3, "base": "wip", "home_rel": "repo/wip", "inside_workspace": true, "path": "/home/dev/repo/wip", "raw": "wip"}], "via": ""}], "programs": {"git": [0]}}, "tool": {"family": "shell", "name": "Bash"}, "version": 1, "workspace": {"cwd": "/home/dev/repo", "home": "/home/dev", "roots": ["/home/dev/repo"]}})
 
-cache_clean := event({"shell": {"command": "rm -rf ~/.cache/pip", "commands": [{"args": ["-rf", "~/.cache/pip"], "argv": ["rm", "-rf", "~/.cache/pip"], "depth": 0, "name": "rm", "parent": -1, "paths": [{"arg": 1, "base": "pip", "home_rel": ".cache/pip", "outside_workspace": true, "path": "/home/dev/.cache/pip", "raw": "~/.cache/pip"}], "via": ""}], "programs": {"rm": [0]}}, "tool": {"family": "shell", "name": "Bash"}, "version": 1, "workspace": {"cwd": "/home/dev/repo", "home": "/home/dev", "roots": ["/home/dev/repo"]}})
+scratch_clean := event({"shell": {"command": "rm -rf ~/scratch/old-build", "commands": [{"args": ["-rf", "~/scratch/old-build"], "argv": ["rm", "-rf", "~/scratch/old-build"], "depth": 0, "name": "rm", "parent": -1, "paths": [{"arg": 1, "base": "old-build", "home_rel": "scratch/old-build", "outside_workspace": true, "path": "/home/dev/scratch/old-build", "raw": "~/scratch/old-build"}], "via": ""}], "programs": {"rm": [0]}}, "tool": {"family": "shell", "name": "Bash"}, "version": 1, "workspace": {"cwd": "/home/dev/repo", "home": "/home/dev", "roots": ["/home/dev/repo"]}})
 
 codes(d) := {x.code | some x in d}
 
@@ -22,12 +22,12 @@ test_disabled_builtin_rule if {
 }
 
 test_path_exception if {
-	# ~/.cache/** is an exception, so cleaning it is allowed …
-	d := builtin.deny with input as cache_clean
+	# ~/scratch/** is an exception, so cleaning it is allowed …
+	d := builtin.deny with input as scratch_clean
 	count(d) == 0
 
 	# … while without it the delete is outside the workspace.
-	d2 := builtin.deny with input as cache_clean with data.ahp_opa.config as {}
+	d2 := builtin.deny with input as scratch_clean with data.ahp_opa.config as {}
 	codes(d2) == {"dev.ahp-opa.fs.rm-recursive-outside-workspace"}
 }
 
