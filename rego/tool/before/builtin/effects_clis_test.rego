@@ -226,3 +226,21 @@ test_effect_cli_through_runners if {
 		lookalike_allowed(bash(c), "dev.ahp-opa.effect.publish")
 	}
 }
+
+# Data and ML platforms: publishing a model or dataset, transforming a
+# production warehouse, resetting a scheduler's database.
+test_effect_data_platforms if {
+	denies(bash("huggingface-cli upload acme/model ./model"), "dev.ahp-opa.effect.publish")
+	denies(bash("kaggle datasets version -p data/ -m update"), "dev.ahp-opa.effect.publish")
+	denies(bash("dbt run --target prod"), "dev.ahp-opa.effect.remote-change")
+	denies(bash("airflow db reset -y"), "dev.ahp-opa.effect.store-destroy")
+	every c in [
+		"huggingface-cli download bert-base-uncased --local-dir models/bert",
+		"kaggle datasets download -d acme/data -p data/",
+		"dbt run --target dev",
+		"dbt build",
+		"airflow dags list",
+	] {
+		allowed(bash(c))
+	}
+}
