@@ -17,23 +17,29 @@ import (
 
 // Kinds of secret, as reported in Finding.Kind.
 const (
-	PrivateKey   = "private-key"    // -----BEGIN … PRIVATE KEY-----
-	AWSAccessKey = "aws-access-key" // AKIA…, ASIA…, ABIA…, ACCA…
-	GitHubToken  = "github-token"   // ghp_, gho_, ghu_, ghs_, ghr_
-	GitHubPAT    = "github-pat"     // github_pat_
-	GitLabToken  = "gitlab-token"   // glpat-
-	SlackToken   = "slack-token"    // xoxa-, xoxb-, xoxp-, xoxr-, xoxs-
-	StripeKey    = "stripe-key"     // sk_live_, rk_live_
-	AnthropicKey = "anthropic-key"  // sk-ant-
-	OpenAIKey    = "openai-key"     // sk-, sk-proj-
-	GoogleAPIKey = "google-api-key" // AIza
-	NPMToken     = "npm-token"      // npm_
+	PrivateKey   = "private-key"        // -----BEGIN … PRIVATE KEY-----
+	AWSAccessKey = "aws-access-key"     // AKIA…, ASIA…, ABIA…, ACCA…
+	GitHubToken  = "github-token"       // ghp_, gho_, ghu_, ghs_, ghr_
+	GitHubPAT    = "github-pat"         // github_pat_
+	GitLabToken  = "gitlab-token"       // glpat-
+	SlackToken   = "slack-token"        // xoxa-, xoxb-, xoxp-, xoxr-, xoxs-
+	StripeKey    = "stripe-key"         // sk_live_, rk_live_
+	AnthropicKey = "anthropic-key"      // sk-ant-
+	OpenAIKey    = "openai-key"         // sk-, sk-proj-
+	GoogleAPIKey = "google-api-key"     // AIza
+	NPMToken     = "npm-token"          // npm_
+	SendGridKey  = "sendgrid-key"       // SG.
+	HFToken      = "huggingface-token"  // hf_
+	PyPIToken    = "pypi-token"         // pypi-AgEIcHlwaS5vcmc
+	DOToken      = "digitalocean-token" // dop_v1_
+	VaultToken   = "vault-token"        // hvs.
 )
 
 // Kinds lists every kind the scanner reports.
 var Kinds = []string{
 	PrivateKey, AWSAccessKey, GitHubToken, GitHubPAT, GitLabToken, SlackToken,
 	StripeKey, AnthropicKey, OpenAIKey, GoogleAPIKey, NPMToken,
+	SendGridKey, HFToken, PyPIToken, DOToken, VaultToken,
 }
 
 // Finding is one secret shape in a text. It says where the shape is, never
@@ -80,25 +86,35 @@ var shapes = []shape{
 	{OpenAIKey, "sk-", true, 0, matchOpenAI},
 	{GoogleAPIKey, "AIza", true, 0, runMatcher(len("AIza"), classToken, 35, true)},
 	{NPMToken, "npm_", true, 0, runMatcher(len("npm_"), classAlnum, 36, true)},
+	{SendGridKey, "SG.", true, 0, matchSendGrid},
+	{HFToken, "hf_", true, 0, runMatcher(len("hf_"), classAlpha, 34, true)},
+	{PyPIToken, "pypi-AgEIcHlwaS5vcmc", true, 0, runMatcher(len("pypi-AgEIcHlwaS5vcmc"), classToken, 50, false)},
+	{DOToken, "dop_v1_", true, 0, runMatcher(len("dop_v1_"), classHex, 64, true)},
+	{VaultToken, "hvs.", true, 0, runMatcher(len("hvs."), classToken, 24, false)},
 }
 
 // examples are made-up, well-formed instances of the shapes, by literal
 // (kept apart from shapes, which the scan's loop reads).
 var examples = map[string]string{
-	"-----BEGIN ": "-----BEGIN RSA PRIVATE KEY-----",
-	"AKIA":        example("AKIA", classBase32, 16),
-	"ASIA":        example("ASIA", classBase32, 16),
-	"ABIA":        example("ABIA", classBase32, 16),
-	"ACCA":        example("ACCA", classBase32, 16),
-	"gh":          example("ghs_", classAlnum, 36),
-	"github_pat_": example("github_pat_", classWordChars, 82),
-	"glpat-":      example("glpat-", classToken, 20),
-	"xox":         example("xoxb-", classSlack, 24),
-	"k_live_":     example("rk_live_", classAlnum, 24),
-	"sk-ant-":     example("sk-ant-api03-", classToken, 24),
-	"sk-":         example("sk-proj-", classToken, 48),
-	"AIza":        example("AIza", classToken, 35),
-	"npm_":        example("npm_", classAlnum, 36),
+	"-----BEGIN ":          "-----BEGIN RSA PRIVATE KEY-----",
+	"AKIA":                 example("AKIA", classBase32, 16),
+	"ASIA":                 example("ASIA", classBase32, 16),
+	"ABIA":                 example("ABIA", classBase32, 16),
+	"ACCA":                 example("ACCA", classBase32, 16),
+	"gh":                   example("ghs_", classAlnum, 36),
+	"github_pat_":          example("github_pat_", classWordChars, 82),
+	"glpat-":               example("glpat-", classToken, 20),
+	"xox":                  example("xoxb-", classSlack, 24),
+	"k_live_":              example("rk_live_", classAlnum, 24),
+	"sk-ant-":              example("sk-ant-api03-", classToken, 24),
+	"sk-":                  example("sk-proj-", classToken, 48),
+	"AIza":                 example("AIza", classToken, 35),
+	"npm_":                 example("npm_", classAlnum, 36),
+	"SG.":                  example("SG.", classToken, 22) + example(".", classToken, 43),
+	"hf_":                  example("hf_", classAlpha, 34),
+	"pypi-AgEIcHlwaS5vcmc": example("pypi-AgEIcHlwaS5vcmc", classToken, 60),
+	"dop_v1_":              example("dop_v1_", classHex, 64),
+	"hvs.":                 example("hvs.", classToken, 90),
 }
 
 // Shape is one entry of the catalogue of secret shapes.
@@ -223,6 +239,8 @@ func classWordChars(c byte) bool { return isWord(c) }             // [A-Za-z0-9_
 func classToken(c byte) bool     { return isWord(c) || c == '-' } // [A-Za-z0-9_-]
 func classSlack(c byte) bool     { return classAlnum(c) || c == '-' }
 func classBase32(c byte) bool    { return c >= 'A' && c <= 'Z' || c >= '2' && c <= '7' }
+func classAlpha(c byte) bool     { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
+func classHex(c byte) bool       { return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' }
 
 // body measures body = class{min,} (or exactly min when exact) starting at
 // s[i], followed by a word boundary, as a backtracking matcher would:
@@ -301,6 +319,21 @@ func matchGitHubToken(s string, i int) int {
 		return 4 + n
 	}
 	return 0
+}
+
+// matchSendGrid: SG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}\b
+func matchSendGrid(s string, i int) int {
+	j := i + len("SG.")
+	n := body(s, j, classToken, 22, true)
+	if n < 0 || j+n >= len(s) || s[j+n] != '.' {
+		return 0
+	}
+	j += n + 1
+	m := body(s, j, classToken, 43, true)
+	if m < 0 {
+		return 0
+	}
+	return j + m - i
 }
 
 // matchSlack: xox[abprs]-[A-Za-z0-9-]{10,}\b

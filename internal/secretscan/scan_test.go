@@ -24,6 +24,11 @@ var oracle = map[string]*regexp.Regexp{
 	OpenAIKey:    regexp.MustCompile(`\bsk-(proj-)?[A-Za-z0-9_-]{40,}\b`),
 	GoogleAPIKey: regexp.MustCompile(`\bAIza[0-9A-Za-z_-]{35}\b`),
 	NPMToken:     regexp.MustCompile(`\bnpm_[A-Za-z0-9]{36}\b`),
+	SendGridKey:  regexp.MustCompile(`\bSG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}\b`),
+	HFToken:      regexp.MustCompile(`\bhf_[A-Za-z]{34}\b`),
+	PyPIToken:    regexp.MustCompile(`\bpypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{50,}\b`),
+	DOToken:      regexp.MustCompile(`\bdop_v1_[0-9a-f]{64}\b`),
+	VaultToken:   regexp.MustCompile(`\bhvs\.[A-Za-z0-9_-]{24,}\b`),
 }
 
 // oraclePlaceholder is the library's former test for stand-ins.
@@ -128,6 +133,16 @@ func TestScanShapes(t *testing.T) {
 		{"google too long", "AIza" + strings.Repeat("b", 36), nil},
 		{"npm", "npm_" + strings.Repeat("c", 36), []string{NPMToken}},
 		{"npm too long", "npm_" + strings.Repeat("c", 37), nil},
+		{"sendgrid", "SG." + strings.Repeat("a", 22) + "." + strings.Repeat("b-", 21) + "c", []string{SendGridKey}},
+		{"sendgrid short", "SG." + strings.Repeat("a", 21) + "." + strings.Repeat("b", 43), nil},
+		{"sendgrid prose", "SG.Jones wrote it", nil},
+		{"huggingface", "hf_" + strings.Repeat("aB", 17), []string{HFToken}},
+		{"huggingface digits", "hf_" + strings.Repeat("a1", 17), nil},
+		{"pypi", "pypi-AgEIcHlwaS5vcmc" + strings.Repeat("x1_", 20), []string{PyPIToken}},
+		{"digitalocean", "dop_v1_" + strings.Repeat("0af9", 16), []string{DOToken}},
+		{"digitalocean upper", "dop_v1_" + strings.Repeat("0AF9", 16), nil},
+		{"vault", "hvs." + strings.Repeat("CAES", 8), []string{VaultToken}},
+		{"vault short", "hvs.abc", nil},
 		{"two of a kind", aws + " " + aws, []string{AWSAccessKey, AWSAccessKey}},
 		{"placeholder", "ghp_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx", []string{GitHubToken}},
 		{"not ascii boundary", "é" + aws, []string{AWSAccessKey}},
@@ -242,6 +257,7 @@ var fragments = []string{
 	"-----BEGIN ", "RSA ", "PGP ", "PRIVATE KEY", " BLOCK", "-----", "AKIA", "ASIA", "ABIA", "ACCA",
 	"QWERTYUIOPASDFGH", "QWERTY234567", "gh", "ghp_", "gho_", "github_pat_", "glpat-", "xoxb-", "xox",
 	"sk_live_", "rk_live_", "k_live_", "sk-ant-", "sk-", "sk-proj-", "AIza", "npm_", "EXAMPLE", "xxxxxxxx",
+	"SG.", ".", "hf_", "pypi-AgEIcHlwaS5vcmc", "dop_v1_", "0af9", "hvs.", "aB",
 	"...", "<", ">", "-", "_", " ", "\n", "\"", "é", "a", "Z", "9", "abcdefghij", "ABCDEFGHIJ", "0123456789",
 }
 
