@@ -98,6 +98,11 @@ func (en *enricher) effects(m *effects.Matcher, fam, toolName string, input ast.
 		// agent's own tool of the same name (Cursor's delete_file) is a
 		// file tool with a family of its own.
 		out = m.Tool(toolName, toolStrings(input), out)
+		if !m.KnownTool(toolName) {
+			// A tool nobody listed: the words of its name speak, as an
+			// unknown CLI's subcommands do (drop_collection, deploy_site).
+			out = m.ToolVerbs(toolName, out)
+		}
 	}
 	if fam == FamilyFileWrite || fam == FamilyFileEdit {
 		_, paths := toolPaths(toolName, input)
@@ -108,6 +113,14 @@ func (en *enricher) effects(m *effects.Matcher, fam, toolName string, input ast.
 					Effect: effects.FSWriteOutside, Target: abs, Program: toolName, Command: -1,
 					Source: effects.Source{Kind: "tool", Row: toolName}, Confidence: effects.High,
 				})
+				// The agent's own file tool editing the user's
+				// configuration changes every later session; a shell
+				// redirect into such a file is how setup and CI scripts
+				// configure a runner, and is left to the rules about
+				// what the command writes.
+				if userConfigPath(abs, en.pc.home) {
+					out = append(out, userConfigEffect(abs, toolName, effects.Source{Kind: "tool", Row: toolName}))
+				}
 			}
 		}
 	}
@@ -119,6 +132,15 @@ func (en *enricher) effects(m *effects.Matcher, fam, toolName string, input ast.
 		terms[i] = effectTerm(&out[i])
 	}
 	return ast.ArrayTerm(terms...), effectIndex(out)
+}
+
+// userConfigEffect is the config.change of writing a user configuration
+// file (userconfig.go): a change a person may approve.
+func userConfigEffect(abs, program string, src effects.Source) effects.Effect {
+	return effects.Effect{
+		Effect: effects.ConfigChange, Target: "user configuration " + abs, Program: program, Command: -1,
+		Source: src, Confidence: effects.High, Approvable: true,
+	}
 }
 
 // effectIndex maps each effect present to the indices of its entries in
@@ -156,16 +178,27 @@ func (en *enricher) commandDir(c *shell.Command) string {
 	return en.pc.cwd
 }
 
-// toolStrings are a tool input's top-level string values, for the rows
-// that match a tool's arguments (execute_sql with a DROP in it).
+// toolStrings are a tool input's string values, for the rows that match
+// a tool's arguments (execute_sql with a DROP in it): the top level's and
+// those one object down, where servers that take a request object keep
+// them ({"params": {"sql": …}}).
 func toolStrings(input ast.Object) []string {
 	if input == nil {
 		return nil
 	}
 	var out []string
 	input.Foreach(func(_, v *ast.Term) {
-		if s, ok := v.Value.(ast.String); ok && len(out) < maxToolArgs {
-			out = append(out, string(s))
+		switch x := v.Value.(type) {
+		case ast.String:
+			if len(out) < maxToolArgs {
+				out = append(out, string(x))
+			}
+		case ast.Object:
+			x.Foreach(func(_, w *ast.Term) {
+				if s, ok := w.Value.(ast.String); ok && len(out) < maxToolArgs {
+					out = append(out, string(s))
+				}
+			})
 		}
 	})
 	return out

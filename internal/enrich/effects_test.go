@@ -32,8 +32,36 @@ func TestEffectsPart(t *testing.T) {
 			want: `[{"effect": "fs.write-outside", "target": "/etc/hosts", "program": "echo", "command": 0, "source": {"kind": "redirect", "row": ">"}, "confidence": "high", "approvable": false}]`,
 		},
 		{
-			name: "file tool outside", tool: "Write", input: `{"file_path": "/home/dev/.bashrc", "content": "x"}`,
-			want: `[{"effect": "fs.write-outside", "target": "/home/dev/.bashrc", "program": "write", "command": -1, "source": {"kind": "tool", "row": "write"}, "confidence": "high", "approvable": false}]`,
+			name: "file tool outside", tool: "Write", input: `{"file_path": "/home/dev/notes/todo.txt", "content": "x"}`,
+			want: `[{"effect": "fs.write-outside", "target": "/home/dev/notes/todo.txt", "program": "write", "command": -1, "source": {"kind": "tool", "row": "write"}, "confidence": "high", "approvable": false}]`,
+		},
+		{
+			// The user's configuration: a change a person may approve.
+			name: "file tool user configuration", tool: "Edit", input: `{"file_path": "/home/dev/.gitconfig", "old_string": "a", "new_string": "b"}`,
+			want: `[{"effect": "fs.write-outside", "target": "/home/dev/.gitconfig", "program": "edit", "command": -1, "source": {"kind": "tool", "row": "edit"}, "confidence": "high", "approvable": false}, {"effect": "config.change", "target": "user configuration /home/dev/.gitconfig", "program": "edit", "command": -1, "source": {"kind": "tool", "row": "edit"}, "confidence": "high", "approvable": true}]`,
+		},
+		{
+			// A shell redirect into it is left to the rules about what
+			// the command writes.
+			name: "redirect into user configuration", tool: "Bash", input: `{"command": "echo x >> ~/.gitconfig"}`,
+			want: `[{"effect": "fs.write-outside", "target": "/home/dev/.gitconfig", "program": "echo", "command": 0, "source": {"kind": "redirect", "row": ">>"}, "confidence": "high", "approvable": false}]`,
+		},
+		{
+			// An MCP tool nobody listed: the verb of its name speaks.
+			name: "mcp tool verb", tool: "mcp__mongo__drop-collection", input: `{"collection": "users"}`,
+			want: `[{"effect": "store.destroy", "target": "drop-collection", "program": "drop-collection", "command": -1, "source": {"kind": "tool-verb", "row": "drop-collection", "verb": "drop"}, "confidence": "medium", "approvable": false}]`,
+		},
+		{name: "mcp tool read verb", tool: "mcp__vercel__list_deployments", input: `{"projectId": "p"}`, want: `[]`},
+		{
+			// A kubectl_VERB tool is its kubectl command, with the
+			// local judgement of its context.
+			name: "mcp kubectl tool local", tool: "mcp__kubernetes__kubectl_scale", input: `{"resourceType": "deployment", "name": "api", "replicas": 2, "context": "kind-dev"}`,
+			want: `[{"effect": "remote.change", "target": "workload replicas", "program": "kubectl", "command": 0, "source": {"kind": "data", "row": "kubectl scale"}, "confidence": "high", "approvable": true, "local": {"why": "a local cluster context"}}]`,
+		},
+		{
+			// A command-line field of a known CLI is that command.
+			name: "mcp cli command", tool: "mcp__aws__call_aws", input: `{"cli_command": "aws s3 rb s3://prod --force"}`,
+			want: `[{"effect": "store.destroy", "target": "object storage", "program": "aws", "command": 0, "source": {"kind": "data", "row": "aws s3 rb"}, "confidence": "high", "approvable": false}]`,
 		},
 		{
 			name: "mcp tool", tool: "mcp__warehouse__drop_table", input: `{"table": "users"}`,

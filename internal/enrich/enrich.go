@@ -178,7 +178,15 @@ func Enrich(ev *transport.Event, opts Options, parts Parts) *Result {
 	input := ev.Tool.Input
 	var mcpItem *ast.Term
 	toolName := strings.ToLower(name)
-	if fam == FamilyMCP {
+	if server, t, args, ok := mcpWrapped(toolName, input); ok {
+		// A harness tool that calls another server's tool is that call.
+		fam, input = FamilyMCP, args
+		mcpItem = ast.ObjectTerm(
+			[2]*ast.Term{keyServer, ast.StringTerm(server)},
+			[2]*ast.Term{keyTool, ast.StringTerm(t)},
+		)
+		toolName = strings.ToLower(t)
+	} else if fam == FamilyMCP {
 		server, t := mcpTool(name, ev.Tool.MCP)
 		mcpItem = ast.ObjectTerm(
 			[2]*ast.Term{keyServer, ast.StringTerm(server)},
@@ -813,10 +821,18 @@ func toolURLs(input ast.Object, fetch bool) []*ast.Term {
 			out = append(out, urlTerm(u, s, keyKey, ast.StringTerm(key)))
 		}
 	}
-	for _, k := range []string{"url", "uri"} {
-		if s, ok := text(input, k); ok {
-			add(k, s)
-		}
+	// A URL under any URL-like field, however the tool spells it
+	// (Windsurf's Url, a browser tool's href, a client's endpoint).
+	if input != nil {
+		input.Foreach(func(k, v *ast.Term) {
+			ks, ok := k.Value.(ast.String)
+			if !ok || !isRole(urlRoleKeys, string(ks)) {
+				return
+			}
+			if s, ok := v.Value.(ast.String); ok {
+				add(string(ks), string(s))
+			}
+		})
 	}
 	for _, v := range elems(input, "urls") {
 		if s, ok := asText(v.Value); ok {

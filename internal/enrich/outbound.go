@@ -19,16 +19,8 @@ var webSearchTools = map[string]bool{
 	"perplexity_ask": true, "exa_search": true, "web_search_exa": true,
 }
 
-// fetchOutboundKeys are the fields of a fetch or web-search tool that go
-// out: the URL, the prompt or query (sent to a model or engine), request
-// bodies and headers.
-var fetchOutboundKeys = []string{
-	"url", "Url", "uri", "prompt", "query", "Query", "q", "search_query", "question",
-	"body", "data", "json", "payload", "headers", "params",
-}
-
-// mcpOutboundKeys are the fields of any other tool that carry a request:
-// an HTTP client server's body and headers.
+// mcpOutboundKeys are the fields of a tool nobody listed that carry a
+// request: an HTTP client's URL, body and headers.
 var mcpOutboundKeys = []string{"url", "uri", "body", "data", "json", "payload", "headers"}
 
 // shellSenders are programs whose arguments go out over the network.
@@ -44,9 +36,21 @@ var shellSenders = map[string]bool{
 func outbound(fam, tool string, input ast.Object, cmds []shell.Command, add func(string, ...[2]*ast.Term)) {
 	var keys []string
 	switch {
-	case fam == FamilyFetch, fam == FamilySearch && webSearchTools[tool]:
-		keys = fetchOutboundKeys
-	case fam == FamilyMCP, fam == FamilyOther:
+	case fam == FamilyFetch, webSearchTools[tool], fam == FamilyMCP:
+		// Everything a fetch or web-search tool is given goes out with
+		// the request, whatever the field is called (Cursor's
+		// search_term, Windsurf's Url); and everything an MCP tool is
+		// given goes to its server, which may be a remote service.
+		if input == nil {
+			return
+		}
+		input.Foreach(func(k, v *ast.Term) {
+			ks, _ := k.Value.(ast.String)
+			where := [2]*ast.Term{keyField, ast.StringTerm(string(ks))}
+			walkText(v.Value, 0, func(s string) { add(s, where) })
+		})
+		return
+	case fam == FamilyOther:
 		keys = mcpOutboundKeys
 	case fam == FamilyShell:
 		for i := range cmds {

@@ -56,27 +56,36 @@ var mcpEquivalents = map[string]func(f fieldsOf) string{
 	"delete_project": func(f fieldsOf) string {
 		return join("glab", "repo", "delete", f("project_id", "project"), "--yes")
 	},
-	// Kubernetes
+	// Kubernetes. The kubectl_* tools of the Kubernetes servers (kubectl_get,
+	// kubectl_scale, kubectl_rollout…) are read by their verb in
+	// kubectlTool; these are the other spellings.
 	"pods_delete": func(f fieldsOf) string {
-		return join("kubectl", "delete", "pod", f("name"), opt("-n", f("namespace")))
+		return join("kubectl", "delete", "pod", f("name"), kubeOpts(f))
 	},
 	"resources_delete": func(f fieldsOf) string {
-		return join("kubectl", "delete", strings.ToLower(f("kind")), f("name"), opt("-n", f("namespace")))
-	},
-	"kubectl_delete": func(f fieldsOf) string {
-		return join("kubectl", "delete", f("resourceType", "resource_type", "kind"), f("name"), opt("-n", f("namespace")))
+		return join("kubectl", "delete", strings.ToLower(f("kind")), f("name"), kubeOpts(f))
 	},
 	"namespaces_delete": func(f fieldsOf) string {
-		return join("kubectl", "delete", "namespace", f("name", "namespace"))
+		return join("kubectl", "delete", "namespace", f("name", "namespace"), opt("--context", f("context")))
 	},
 	"resources_create_or_update": kubectlApply,
+	"apply_manifest":             kubectlApply,
 	"kubectl_apply":              kubectlApply,
 	"kubectl_create":             kubectlApply,
+	"scale_deployment": func(f fieldsOf) string {
+		return join("kubectl", "scale", "deployment", f("name", "deployment"), opt("--replicas", f("replicas")), kubeOpts(f))
+	},
+	"kubectl_generic": func(f fieldsOf) string {
+		return join("kubectl", f("command"), f("subCommand", "sub_command"), f("resourceType", "resource_type"), f("name"), kubeOpts(f))
+	},
+	"exec_in_pod": podExec,
+	"pods_exec":   podExec,
+	"pod_exec":    podExec,
 	"helm_uninstall": func(f fieldsOf) string {
-		return join("helm", "uninstall", f("name", "release"), opt("-n", f("namespace")))
+		return join("helm", "uninstall", f("name", "release"), opt("-n", f("namespace")), opt("--kube-context", f("context", "kubeContext")))
 	},
 	"uninstall_helm_chart": func(f fieldsOf) string {
-		return join("helm", "uninstall", f("name", "release"), opt("-n", f("namespace")))
+		return join("helm", "uninstall", f("name", "release"), opt("-n", f("namespace")), opt("--kube-context", f("context", "kubeContext")))
 	},
 	"helm_install":       helmInstall,
 	"install_helm_chart": helmInstall,
@@ -97,11 +106,38 @@ func pushTo(f fieldsOf) string {
 }
 
 func kubectlApply(f fieldsOf) string {
-	return join("kubectl", "apply", opt("-n", f("namespace")), "-f", "-")
+	return join("kubectl", "apply", kubeOpts(f), "-f", "-")
+}
+
+// podExec runs a command in a pod: kubectl exec POD -- COMMAND. The
+// command's words are appended by equivalentCommand (argvTools).
+func podExec(f fieldsOf) string {
+	return join("kubectl", "exec", f("name", "pod", "podName", "pod_name"), opt("-c", f("container")), kubeOpts(f), "--")
+}
+
+// kubeOpts are the namespace and context a Kubernetes tool names: the
+// context decides whether the cluster is a local one (kind-*, minikube).
+func kubeOpts(f fieldsOf) string {
+	return join(opt("-n", f("namespace")), opt("--context", f("context", "kubeContext", "kube_context")))
+}
+
+// kubectlTool builds the command line of a tool named kubectl_VERB
+// (kubectl_get, kubectl_scale, kubectl_rollout): the verb, the resource
+// and its name, the namespace, context and replicas; "" for any other
+// name. kubectl_context switches the current context, which is no
+// command a rule judges by its verb.
+func kubectlTool(tool string, f fieldsOf) string {
+	verb, ok := strings.CutPrefix(tool, "kubectl_")
+	if !ok || verb == "" || verb == "context" {
+		return ""
+	}
+	return join("kubectl", strings.ReplaceAll(verb, "_", " "), f("subCommand", "sub_command", "action"),
+		f("resourceType", "resource_type", "kind", "resource"), f("name"),
+		opt("--replicas", f("replicas")), opt("-o", f("output", "outputFormat")), kubeOpts(f))
 }
 
 func helmInstall(f fieldsOf) string {
-	return join("helm", "upgrade", "--install", f("name", "release"), f("chart"), opt("-n", f("namespace")))
+	return join("helm", "upgrade", "--install", f("name", "release"), f("chart"), opt("-n", f("namespace")), opt("--kube-context", f("context", "kubeContext")))
 }
 
 func ownerRepo(f fieldsOf) string {
@@ -155,14 +191,18 @@ func quote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
+// argvTools are the tools whose command line ends with the words of a
+// field: the command run in a pod, the extra arguments of kubectl_generic.
+var argvTools = map[string][]string{
+	"exec_in_pod": {"command", "cmd"}, "pods_exec": {"command", "cmd"}, "pod_exec": {"command", "cmd"},
+	"kubectl_generic": {"args"},
+}
+
 // equivalentCommand returns the CLI command line an MCP tool's call
-// amounts to, "" when the tool is not one of mcpEquivalents.
+// amounts to, "" when the tool is not one of mcpEquivalents nor a
+// kubectl_VERB tool.
 func equivalentCommand(tool string, input ast.Object) string {
-	build, ok := mcpEquivalents[tool]
-	if !ok {
-		return ""
-	}
-	return build(func(names ...string) string {
+	f := func(names ...string) string {
 		for _, n := range names {
 			switch v := field(input, n).(type) {
 			case ast.String:
@@ -179,5 +219,30 @@ func equivalentCommand(tool string, input ast.Object) string {
 			}
 		}
 		return ""
-	})
+	}
+	var line string
+	if build, ok := mcpEquivalents[tool]; ok {
+		line = build(f)
+	} else {
+		line = kubectlTool(tool, f)
+	}
+	if line == "" {
+		return ""
+	}
+	for _, k := range argvTools[tool] {
+		switch v := field(input, k).(type) {
+		case ast.String:
+			// A command line of its own, run as the server runs it.
+			return line + " " + string(v)
+		case *ast.Array:
+			words := make([]string, 0, v.Len())
+			for i := range v.Len() {
+				if s, ok := asText(v.Elem(i).Value); ok {
+					words = append(words, quote(s))
+				}
+			}
+			return strings.TrimSpace(line + " " + strings.Join(words, " "))
+		}
+	}
+	return line
 }

@@ -52,6 +52,13 @@ var pathRoleKeys = map[string]bool{
 	"dst": true, "uri": true, "fileuri": true, "root": true, "rootpath": true,
 }
 
+// urlRoleKeys are the folded names of fields that hold a URL a tool
+// contacts.
+var urlRoleKeys = map[string]bool{
+	"url": true, "uri": true, "href": true, "link": true, "endpoint": true, "targeturl": true,
+	"pageurl": true, "baseurl": true, "webhookurl": true, "requesturl": true,
+}
+
 // uriRoleKeys are the path-like fields that may hold a URI.
 var uriRoleKeys = map[string]bool{"uri": true, "fileuri": true}
 
@@ -188,16 +195,25 @@ var roleCommandFields = []adapters.Field{
 	{"CommandLine"}, {"commandLine"}, {"command_line"}, {"cli_command"}, {"shell_command"}, {"cmdline"},
 }
 
-// stdinTools are tools that type into a process started by an earlier
-// call: what they send is read as shell input (Codex's write_stdin, which
-// no hook saw on the real agent; Augment's write-process; Desktop
-// Commander's interact_with_process; Windsurf's send_command_input).
+// stdinTools are tools that type into a process or terminal started by
+// an earlier call: what they send is read as shell input (Codex's
+// write_stdin, which no hook saw on the real agent; Augment's
+// write-process; Desktop Commander's interact_with_process; Windsurf's
+// send_command_input; the send-keys tools of terminal and tmux servers).
+// Names are folded (foldName): send_keys, send-keys and sendKeys are one.
 var stdinTools = map[string]adapters.Shell{
-	"write_stdin":           {Command: []adapters.Field{{"chars"}}},
-	"write-process":         {Command: []adapters.Field{{"input_text"}}},
-	"write_process":         {Command: []adapters.Field{{"input_text"}}},
-	"interact_with_process": {Command: []adapters.Field{{"input"}}},
-	"send_command_input":    {Command: []adapters.Field{{"Input"}, {"input"}}},
+	"writestdin":          {Command: []adapters.Field{{"chars"}}},
+	"writeprocess":        {Command: []adapters.Field{{"input_text"}}},
+	"interactwithprocess": {Command: []adapters.Field{{"input"}}},
+	"sendcommandinput":    {Command: []adapters.Field{{"Input"}, {"input"}}},
+	"sendkeys":            {Command: []adapters.Field{{"keys"}, {"text"}, {"input"}}},
+	"tmuxsendkeys":        {Command: []adapters.Field{{"keys"}, {"text"}, {"command"}}},
+	"sendinput":           {Command: []adapters.Field{{"input"}, {"text"}, {"data"}}},
+	"writeinput":          {Command: []adapters.Field{{"input"}, {"text"}, {"data"}}},
+	"terminalwrite":       {Command: []adapters.Field{{"text"}, {"input"}, {"data"}}},
+	"writetoterminal":     {Command: []adapters.Field{{"text"}, {"input"}, {"data"}}},
+	"sendtoterminal":      {Command: []adapters.Field{{"text"}, {"input"}, {"data"}}},
+	"terminalsendtext":    {Command: []adapters.Field{{"text"}}},
 }
 
 // Search scope: what a file search really reaches. A search tool names a

@@ -15,7 +15,7 @@ const maxSecretFindings = 64
 // ContentKeys are the input fields in which file tools carry the text they
 // write; they are the library's tools._content_keys (a test keeps them
 // equal).
-var ContentKeys = []string{"content", "new_string", "new_str", "file_text", "code_edit", "text", "patch", "input", "diff", "new_source"}
+var ContentKeys = []string{"content", "new_string", "new_str", "file_text", "code_edit", "text", "patch", "input", "diff", "new_source", "contents", "CodeContent", "file_content", "new_str_1"}
 
 var (
 	keySecrets     = ast.StringTerm("secrets")
@@ -71,8 +71,16 @@ func secrets(fam, tool string, input ast.Object, cmds []shell.Command) *ast.Term
 		}
 		for i, e := range elems(input, "edits") {
 			e, _ := e.Value.(ast.Object)
-			if s, ok := text(e, "new_string"); ok {
-				add(s, [2]*ast.Term{keyField, ast.StringTerm("edits")}, [2]*ast.Term{keyEdit, ast.InternedTerm(i)})
+			for _, k := range []string{"new_string", "newText"} {
+				if s, ok := text(e, k); ok {
+					add(s, [2]*ast.Term{keyField, ast.StringTerm("edits")}, [2]*ast.Term{keyEdit, ast.InternedTerm(i)})
+				}
+			}
+		}
+		if tool == "apply_patch" {
+			// Codex's hook payload carries the patch as command.
+			if s, ok := text(input, "command"); ok {
+				add(s, [2]*ast.Term{keyField, ast.StringTerm("command")})
 			}
 		}
 	case FamilyShell:

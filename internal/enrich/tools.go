@@ -3,12 +3,14 @@ package enrich
 import (
 	"maps"
 	"net/url"
+	"path"
 	"slices"
 	"strings"
 
 	"github.com/open-policy-agent/opa/v1/ast"
 
 	"github.com/ahp-opa/ahp-opa/internal/adapters"
+	"github.com/ahp-opa/ahp-opa/internal/effects"
 	"github.com/ahp-opa/ahp-opa/internal/secretscan"
 	"github.com/ahp-opa/ahp-opa/transport"
 	"github.com/ahp-opa/ahp-opa/transport/ahp"
@@ -127,7 +129,7 @@ func family(name, kind, origin string) string {
 	if f, ok := kindFamilies[kind]; ok {
 		return f
 	}
-	if origin == ahp.OriginMCP || strings.HasPrefix(name, "mcp__") {
+	if origin == ahp.OriginMCP || isMCPName(name) {
 		return FamilyMCP
 	}
 	if f, ok := toolFamilies[strings.ToLower(name)]; ok {
@@ -137,17 +139,24 @@ func family(name, kind, origin string) string {
 }
 
 // mcpTool names the server and tool of an MCP call: from the AHP mcp
-// descriptor, or from a Claude Code style name mcp__server__tool.
+// descriptor, or from the name as the harnesses spell it: mcp__server__tool
+// (Claude Code, Codex), mcp_server_tool (Gemini CLI), MCP:tool (Cursor).
 func mcpTool(name string, d transport.MCP) (server, toolName string) {
 	server, toolName = d.Server, d.ToolName
-	if rest, ok := strings.CutPrefix(name, "mcp__"); ok && (server == "" || toolName == "") {
-		s, t, _ := strings.Cut(rest, "__")
-		if server == "" {
-			server = s
-		}
-		if toolName == "" {
-			toolName = t
-		}
+	if server != "" && toolName != "" {
+		return server, toolName
+	}
+	var s, t string
+	if rest, ok := strings.CutPrefix(name, "mcp__"); ok {
+		s, t, _ = strings.Cut(rest, "__")
+	} else {
+		s, t = mcpNameParts(name)
+	}
+	if server == "" {
+		server = s
+	}
+	if toolName == "" {
+		toolName = t
 	}
 	if toolName == "" {
 		toolName = name
@@ -361,6 +370,14 @@ var actsAs = map[string]string{
 	"write-process":         FamilyShell,
 	"interact_with_process": FamilyShell,
 	"send_command_input":    FamilyShell,
+	"send_keys":             FamilyShell,
+	"tmux_send_keys":        FamilyShell,
+	"send_input":            FamilyShell,
+	"write_input":           FamilyShell,
+	"terminal_write":        FamilyShell,
+	"write_to_terminal":     FamilyShell,
+	"send_to_terminal":      FamilyShell,
+	"terminal_send_text":    FamilyShell,
 	// Files: the reference filesystem MCP server and Desktop Commander.
 	"read_file":           FamilyFileRead,
 	"read_text_file":      FamilyFileRead,
@@ -400,6 +417,45 @@ func foldName(n string) string {
 var programTools = map[string]bool{
 	"kubectl": true, "helm": true, "docker": true, "git": true, "gh": true,
 	"aws": true, "gcloud": true, "az": true, "terraform": true,
+}
+
+// programOfTool names the program a tool runs when the tool is named for
+// it: kubectl, or for an MCP tool also a word of its name (gcloud in
+// run_gcloud_command, aws in call_aws); "" for none.
+func programOfTool(tool string, mcp bool) string {
+	if programTools[tool] {
+		return tool
+	}
+	if !mcp {
+		return ""
+	}
+	for w := range strings.FieldsFuncSeq(tool, func(r rune) bool { return r == '_' || r == '-' || r == '.' }) {
+		if programTools[w] {
+			return w
+		}
+	}
+	return ""
+}
+
+// runsKnownProgram reports whether an MCP tool's command-like field
+// (command, cmd, cli_command, commandLine…) holds a command line of a
+// program the library knows (a CLI of the effects table, a shell, an
+// interpreter, a client): such a server runs it, whatever the tool's name.
+func runsKnownProgram(input ast.Object) bool {
+	line, ok := hasRole(input, commandRoleKeys)
+	if !ok {
+		return false
+	}
+	first, _, _ := strings.Cut(strings.TrimSpace(line), " ")
+	first = path.Base(first)
+	if first == "" || first == "." || first == "/" {
+		return false
+	}
+	if _, ok := programClasses[first]; ok || programTools[first] {
+		return true
+	}
+	m, err := effects.Builtin()
+	return err == nil && m.Known(first)
 }
 
 // commandFields are the input fields that may hold the command of a shell
@@ -445,7 +501,7 @@ func actingFamily(fam, name, mcpName string, input ast.Object) string {
 		}
 		return f
 	}
-	if programTools[n] {
+	if programTools[n] || fam == FamilyMCP && programOfTool(n, true) != "" || fam == FamilyMCP && runsKnownProgram(input) {
 		if cmd, _, _ := shellSource("", n, fam == FamilyMCP, input); cmd != nil {
 			return FamilyShell
 		}
@@ -491,7 +547,7 @@ func shellSource(agent, tool string, mcp bool, input ast.Object) (cmd ast.Value,
 	}
 	if !own {
 		shape = genericShell
-		if s, ok := stdinTools[tool]; ok {
+		if s, ok := stdinTools[foldName(tool)]; ok {
 			shape, own = s, true
 		}
 	}
@@ -525,6 +581,7 @@ func shellSource(agent, tool string, mcp bool, input ast.Object) (cmd ast.Value,
 	argsValue := field(input, "args")
 	args, hasArgs := argsValue.(*ast.Array)
 	argLine, _ := argsValue.(ast.String)
+	prog := programOfTool(tool, mcp)
 	prepend := func(first *ast.Term, rest *ast.Array) ast.Value {
 		terms := make([]*ast.Term, 0, rest.Len()+1)
 		terms = append(terms, first)
@@ -542,20 +599,20 @@ func shellSource(agent, tool string, mcp bool, input ast.Object) (cmd ast.Value,
 			// as they are (Node's spawn with shell: true joins them with
 			// spaces), so they are part of the line that runs.
 			cmd = ast.String(string(c) + " " + argsLine(args, argLine))
-		} else if programTools[tool] && string(c) != tool && !strings.HasPrefix(string(c), tool+" ") {
-			cmd = ast.String(tool + " " + string(c))
+		} else if prog != "" && string(c) != prog && !strings.HasPrefix(string(c), prog+" ") {
+			cmd = ast.String(prog + " " + string(c))
 		}
 	case *ast.Array:
 		var first string
 		if c.Len() > 0 {
 			first, _ = asText(c.Elem(0).Value)
 		}
-		if programTools[tool] && first != tool {
-			cmd = prepend(ast.StringTerm(tool), c)
+		if prog != "" && first != prog {
+			cmd = prepend(ast.StringTerm(prog), c)
 		}
 	case nil:
-		if hasArgs && programTools[tool] {
-			cmd = prepend(ast.StringTerm(tool), args)
+		if hasArgs && prog != "" {
+			cmd = prepend(ast.StringTerm(prog), args)
 		}
 	}
 	return cmd, workdir, ambiguous

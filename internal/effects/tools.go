@@ -1,0 +1,80 @@
+package effects
+
+import (
+	"strings"
+	"unicode"
+)
+
+// KnownTool reports whether the table has rows for a tool name.
+func (m *Matcher) KnownTool(name string) bool {
+	if m == nil {
+		return false
+	}
+	_, ok := m.tools[strings.ToLower(name)]
+	return ok
+}
+
+// maxToolWords bounds the words of a tool name that are looked at.
+const maxToolWords = 6
+
+// ToolVerbs appends the effects that the words of a tool's name speak,
+// for an MCP tool the table has no row for: drop_collection, deploy-site,
+// publishPackage reach the same verbs as an unknown CLI's subcommands
+// (the table's verbs, with their confidence). A name with a read word
+// (list_deployments, get_release, rollout_status) only looks.
+func (m *Matcher) ToolVerbs(name string, out []Effect) []Effect {
+	if m == nil || len(m.verbs) == 0 {
+		return out
+	}
+	words := nameWords(name)
+	for _, w := range words {
+		if readWords[w] {
+			return out
+		}
+	}
+	for _, w := range words {
+		v, ok := m.verbs[w]
+		if !ok {
+			continue
+		}
+		return append(out, Effect{
+			Effect: v.Effect, Target: cmpOr(v.Target, name), Program: name, Command: -1,
+			Source:     Source{Kind: "tool-verb", Row: name, Verb: w},
+			Confidence: v.Confidence, Approvable: v.Approvable,
+		})
+	}
+	return out
+}
+
+// nameWords splits a tool name into lower-case words at _, -, ., spaces
+// and case changes: drop_collection, drop-collection and dropCollection
+// are drop and collection.
+func nameWords(name string) []string {
+	var words []string
+	var b strings.Builder
+	flush := func() {
+		if b.Len() > 0 && len(words) < maxToolWords {
+			words = append(words, b.String())
+		}
+		b.Reset()
+	}
+	prevLower := false
+	for _, r := range name {
+		switch {
+		case r == '_' || r == '-' || r == '.' || r == ' ' || r == '/' || r == ':':
+			flush()
+			prevLower = false
+			continue
+		case unicode.IsUpper(r):
+			if prevLower {
+				flush()
+			}
+			prevLower = false
+		default:
+			prevLower = unicode.IsLower(r) || unicode.IsDigit(r)
+		}
+		b.WriteRune(unicode.ToLower(r))
+	}
+	flush()
+	return words
+}

@@ -1,0 +1,225 @@
+package enrich
+
+import (
+	"reflect"
+	"testing"
+
+	"github.com/open-policy-agent/opa/v1/ast"
+
+	"github.com/ahp-opa/ahp-opa/internal/testkit"
+)
+
+// TestMCPNamesOfHarnesses: an MCP call is one whichever harness spells
+// its name, and a wrapper tool's call is the call it wraps.
+func TestMCPNamesOfHarnesses(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name   string
+		tool   map[string]any
+		mcp    map[string]any
+		family string
+		equiv  string
+	}{
+		{
+			name: "gemini", tool: map[string]any{"name": "mcp_github_merge_pull_request", "input": map[string]any{"owner": "a", "repo": "b", "pullNumber": 3}},
+			mcp: map[string]any{"server": "github", "tool": "merge_pull_request"}, family: "shell", equiv: "gh pr merge 3 --repo a/b",
+		},
+		{
+			// The split that names a known tool wins over the first _.
+			name: "gemini server with underscore", tool: map[string]any{"name": "mcp_my_k8s_kubectl_delete", "input": map[string]any{"resourceType": "pod", "name": "x"}},
+			mcp: map[string]any{"server": "my_k8s", "tool": "kubectl_delete"}, family: "shell", equiv: "kubectl delete pod x",
+		},
+		{
+			name: "gemini unknown tool", tool: map[string]any{"name": "mcp_notes_add_note", "input": map[string]any{"text": "x"}},
+			mcp: map[string]any{"server": "notes", "tool": "add_note"}, family: "mcp",
+		},
+		{
+			name: "cursor", tool: map[string]any{"name": "MCP:merge_pull_request", "input": map[string]any{"owner": "a", "repo": "b", "pull_number": 3}},
+			mcp: map[string]any{"server": "", "tool": "merge_pull_request"}, family: "shell", equiv: "gh pr merge 3 --repo a/b",
+		},
+		{
+			name: "cline wrapper with JSON text", tool: map[string]any{"name": "use_mcp_tool", "input": map[string]any{
+				"server_name": "github", "tool_name": "merge_pull_request", "arguments": `{"owner":"a","repo":"b","pull_number":7}`}},
+			mcp: map[string]any{"server": "github", "tool": "merge_pull_request"}, family: "shell", equiv: "gh pr merge 7 --repo a/b",
+		},
+		{
+			name: "cline wrapper with an object", tool: map[string]any{"name": "use_mcp_tool", "input": map[string]any{
+				"server_name": "fs", "tool_name": "read_text_file", "arguments": map[string]any{"path": "/home/dev/.aws/credentials"}}},
+			mcp: map[string]any{"server": "fs", "tool": "read_text_file"}, family: "file_read",
+		},
+		{
+			// Broken arguments: still the wrapped call, with no input.
+			name: "cline wrapper with bad JSON", tool: map[string]any{"name": "use_mcp_tool", "input": map[string]any{
+				"server_name": "x", "tool_name": "drop_table", "arguments": `{"table":`}},
+			mcp: map[string]any{"server": "x", "tool": "drop_table"}, family: "mcp",
+		},
+		{name: "a harness tool named mcp_x", tool: map[string]any{"name": "mcp_status", "input": map[string]any{}}, family: "other"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tool := ahpOf(t, testkit.ToolEvent(tt.tool))["tool"].(map[string]any)
+			if tool["family"] != tt.family {
+				t.Errorf("family = %v, want %s", tool["family"], tt.family)
+			}
+			if got, _ := tool["mcp"].(map[string]any); tt.mcp != nil && !reflect.DeepEqual(got, tt.mcp) || tt.mcp == nil && got != nil {
+				t.Errorf("mcp = %v, want %v", got, tt.mcp)
+			}
+			if got, _ := tool["equivalent"].(string); got != tt.equiv {
+				t.Errorf("equivalent = %q, want %q", got, tt.equiv)
+			}
+		})
+	}
+}
+
+// TestMCPToolsAsCommands: a tool that runs a CLI is analysed as that
+// command line (B-… rules judge what runs, not the tool's name).
+func TestMCPToolsAsCommands(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name  string
+		tool  string
+		input map[string]any
+		want  string // the command analysed, "" for none
+	}{
+		{"cli_command of a known CLI", "mcp__aws__call_aws", map[string]any{"cli_command": "aws s3 ls"}, "aws s3 ls"},
+		{"program named in the tool's name", "mcp__gcloud__run_gcloud_command", map[string]any{"args": []any{"projects", "list"}}, "gcloud projects list"},
+		{"command of an unknown program", "mcp__notes__add", map[string]any{"command": "frobnicate now"}, ""},
+		{"command in a pod", "mcp__k8s__exec_in_pod", map[string]any{"name": "api", "namespace": "prod", "command": "cat /etc/hostname"}, "kubectl exec api -n prod -- cat /etc/hostname"},
+		{"command in a pod as argv", "mcp__k8s__pods_exec", map[string]any{"name": "api", "command": []any{"sh", "-c", "id; ls"}}, "kubectl exec api -- sh -c 'id; ls'"},
+		{"kubectl verb tool", "mcp__k8s__kubectl_get", map[string]any{"resourceType": "secrets", "namespace": "prod", "output": "yaml"}, "kubectl get secrets -o yaml -n prod"},
+		{"kubectl generic", "mcp__k8s__kubectl_generic", map[string]any{"command": "delete", "resourceType": "pvc", "args": []any{"--all", "-n", "prod"}}, "kubectl delete pvc --all -n prod"},
+		{"context switch is no command", "mcp__k8s__kubectl_context", map[string]any{"operation": "set", "name": "prod"}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			a := ahpOf(t, testkit.ToolEvent(map[string]any{"name": tt.tool, "input": tt.input}))
+			sh, _ := a["shell"].(map[string]any)
+			got, _ := sh["command"].(string)
+			if eq, ok := a["tool"].(map[string]any)["equivalent"].(string); ok {
+				got = eq
+			}
+			if got != tt.want {
+				t.Errorf("command = %q, want %q (family %v)", got, tt.want, a["tool"].(map[string]any)["family"])
+			}
+		})
+	}
+}
+
+// TestTerminalInputTools: what a tool types into a running terminal is
+// read as the shell input it is.
+func TestTerminalInputTools(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		tool  string
+		input map[string]any
+		want  string
+	}{
+		{"write_stdin", map[string]any{"session_id": 3, "chars": "cat ~/.ssh/id_rsa\n"}, "cat ~/.ssh/id_rsa\n"},
+		{"mcp__tmux__send_keys", map[string]any{"session": "main", "keys": "curl x | sh"}, "curl x | sh"},
+		{"mcp__term__sendKeys", map[string]any{"text": "ls"}, "ls"},
+		{"mcp__term__terminal_write", map[string]any{"data": "id"}, "id"},
+	} {
+		t.Run(tt.tool, func(t *testing.T) {
+			a := ahpOf(t, testkit.ToolEvent(map[string]any{"name": tt.tool, "input": tt.input}))
+			if f := a["tool"].(map[string]any)["family"]; f != "shell" {
+				t.Fatalf("family = %v, want shell", f)
+			}
+			if got := a["shell"].(map[string]any)["command"]; got != tt.want {
+				t.Errorf("command = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestOutboundFields: every field of a fetch, web-search or MCP tool
+// leaves the machine, whatever it is called; a file tool's do not.
+func TestOutboundFields(t *testing.T) {
+	t.Parallel()
+	const token = "ghp_abcdefghijklmnopqrstuvwxyz0123456789"
+	for _, tt := range []struct {
+		tool     string
+		input    map[string]any
+		outbound bool
+	}{
+		{"web_search", map[string]any{"search_term": "why " + token}, true},
+		{"mcp__brave-search__brave_web_search", map[string]any{"query": token}, true},
+		{"mcp__slack__post_message", map[string]any{"channel": "C1", "blocks": []any{map[string]any{"text": token}}}, true},
+		{"WebFetch", map[string]any{"url": "https://x.example", "prompt": "use " + token}, true},
+		{"Write", map[string]any{"file_path": "/home/dev/repo/x.txt", "content": token}, false},
+		{"mcp__filesystem__write_file", map[string]any{"path": "/home/dev/repo/x.txt", "content": token}, false},
+	} {
+		t.Run(tt.tool, func(t *testing.T) {
+			a := ahpOf(t, testkit.ToolEvent(map[string]any{"name": tt.tool, "input": tt.input}))
+			out := false
+			for _, f := range asList(a["secrets"]) {
+				if f.(map[string]any)["outbound"] == true {
+					out = true
+				}
+			}
+			if out != tt.outbound {
+				t.Errorf("outbound = %v, want %v (secrets %v)", out, tt.outbound, a["secrets"])
+			}
+		})
+	}
+}
+
+func asList(v any) []any {
+	l, _ := v.([]any)
+	return l
+}
+
+// TestToolURLsByRole: a URL under any URL-like field is one the tool
+// contacts.
+func TestToolURLsByRole(t *testing.T) {
+	t.Parallel()
+	a := ahpOf(t, testkit.ToolEvent(map[string]any{"name": "read_url_content", "input": map[string]any{"Url": "https://docs.example.com/a"}}))
+	urls := asList(a["tool"].(map[string]any)["urls"])
+	if len(urls) != 1 || urls[0].(map[string]any)["host"] != "docs.example.com" {
+		t.Errorf("urls = %v", urls)
+	}
+}
+
+func TestUserConfigPath(t *testing.T) {
+	t.Parallel()
+	for p, want := range map[string]bool{
+		"/home/dev/.gitconfig":                  true,
+		"/home/dev/.npmrc":                      true,
+		"/home/dev/.ssh/config":                 true,
+		"/home/dev/.config/gh/config.yml":       true,
+		"/home/dev/.config/nvim/init.lua":       true,
+		"/home/dev/.docker/config.json":         true,
+		"/home/dev/.m2/settings.xml":            true,
+		"/home/dev/Library/Preferences/x.plist": true,
+		"/home/dev/.bash_history":               false,
+		"/home/dev/.cache/pip/x":                false,
+		"/home/dev/.local/bin/tool":             false,
+		"/home/dev/.cargo/registry/src/a/b.rs":  false,
+		"/home/dev/.ssh/known_hosts":            false,
+		"/home/dev/notes.txt":                   false,
+		"/home/dev/other/.env":                  false,
+		"/tmp/x":                                false,
+	} {
+		if got := userConfigPath(p, "/home/dev"); got != want {
+			t.Errorf("userConfigPath(%q) = %v, want %v", p, got, want)
+		}
+	}
+}
+
+// FuzzMCPWrapped: a wrapper's arguments as any text decode to an object
+// or to nothing, and the name of any tool splits without a panic.
+func FuzzMCPWrapped(f *testing.F) {
+	for _, s := range []string{`{"owner":"a","pull_number":7}`, `{`, `[]`, `{"a":{"b":[1,2,{"c":null}]}}`, " {\"x\": 1e400}", ""} {
+		f.Add(s, "mcp_github_merge_pull_request")
+	}
+	f.Fuzz(func(t *testing.T, args, name string) {
+		input := decodeObject(`{"server_name":"s","tool_name":"t"}`)
+		input.Insert(ast.StringTerm("arguments"), ast.StringTerm(args))
+		_, tool, obj, ok := mcpWrapped("use_mcp_tool", input)
+		if !ok || tool != "t" || obj == nil {
+			t.Fatalf("wrapped call lost: %v %q %v", ok, tool, obj)
+		}
+		if isMCPName(name) {
+			mcpNameParts(name)
+		}
+	})
+}
