@@ -71,7 +71,7 @@ urls contains u if {
 }
 
 # Input fields in which file tools carry the text they write.
-_content_keys := ["content", "new_string", "new_str", "file_text", "code_edit", "text", "patch", "input", "diff", "new_source"]
+_content_keys := ["content", "new_string", "new_str", "file_text", "code_edit", "text", "patch", "input", "diff", "new_source", "contents", "CodeContent", "file_content", "new_str_1"]
 
 # content holds the text a file tool writes.
 content contains s if {
@@ -99,5 +99,29 @@ content contains s if {
 	input.ahp.tool.family == "file_edit"
 	some e in input.tool.input.edits
 	s := e.new_string
+	is_string(s)
+}
+
+# The edits of an MCP filesystem server's edit_file and Windsurf's
+# replacement chunks.
+content contains s if {
+	input.ahp.tool.family in writing_families
+	some e in input.tool.input.edits
+	s := e.newText
+	is_string(s)
+}
+
+content contains s if {
+	input.ahp.tool.family in writing_families
+	some e in input.tool.input.ReplacementChunks
+	s := e.ReplacementContent
+	is_string(s)
+}
+
+# Codex's apply_patch carries its patch as command.
+content contains s if {
+	input.ahp.tool.family in writing_families
+	input.tool.name == "apply_patch"
+	s := input.tool.input.command
 	is_string(s)
 }

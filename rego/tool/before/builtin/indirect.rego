@@ -15,7 +15,10 @@ import input.ahp.shell.programs
 #   core.sshCommand, a filter or diff driver); an AWS credential_process;
 #   an SSH ProxyCommand or LocalCommand that starts a shell, interpreter or
 #   download; and a Python .pth or sitecustomize file that imports code,
-#   which runs at every interpreter start.
+#   which runs at every interpreter start. The same settings written with
+#   a file tool count too (written.rego): a package.json lifecycle script
+#   that downloads or runs inline code, a git config alias or driver, an
+#   SSH ProxyCommand, an editor task that runs on folder open.
 # custom:
 #   severity: high
 #   code: dev.ahp-opa.persistence.build-hook

