@@ -23,8 +23,9 @@ _build_hooks contains concat("", [input.ahp.tool.name, " ", p.raw, ": npm ", m[1
 }
 
 # A command that downloads, opens a connection, pipes into a shell or an
-# interpreter, or runs inline code.
-_fetches_or_inlines(cmd) if regex.match(`(?i)(\b(curl|wget|nc|ncat|socat|telnet|base64)\b|https?://|/dev/tcp/|\|\s*(sudo\s+)?(sh|bash|zsh|dash|python[0-9.]*|node|perl|ruby)\b|\b(node|python[0-9.]*|perl|ruby|php)\s+-[ec]\b|\beval\b)`, cmd)
+# interpreter, or runs inline code. A URL alone is not one (an .envrc
+# exports API_URL=https://…; eval "$(lorri direnv)" is everyday).
+_fetches_or_inlines(cmd) if regex.match(`(?i)(\b(curl|wget|nc|ncat|socat|telnet|base64)\b|/dev/tcp/|\|\s*(sudo\s+)?(sh|bash|zsh|dash|python[0-9.]*|node|perl|ruby)\b|\b(node|python[0-9.]*|perl|ruby|php)\s+-[ec]\b)`, cmd)
 
 # Git configuration files: an alias starting with ! and the settings whose
 # value git runs as a program.
@@ -90,6 +91,42 @@ _build_hooks contains concat("", [input.ahp.tool.name, " ", p.raw, ": a task tha
 _editor_tasks_file(p) if regex.match(`(^|/)\.vscode/tasks\.json$`, p.path)
 
 _editor_tasks_file(p) if endswith(p.base, ".code-workspace")
+
+# Files whose commands run when something happens later: a dev
+# container's lifecycle commands (initializeCommand runs on the host), a
+# direnv .envrc (on entering the directory), hook managers' commands (on
+# commit). Judged by what the command does: a download, a pipe into a
+# shell or interpreter, inline code.
+_build_hooks contains concat("", [input.ahp.tool.name, " ", p.raw, ": ", trim_space(line)]) if {
+	input.ahp.writes
+	some p in tools.written
+	_runs_later_file(p)
+	not config.path_excepted(p)
+	some text in tools.content
+	some line in split(text, "\n")
+	_runs_later_line(p, line)
+	_fetches_or_inlines(line)
+}
+
+_runs_later_file(p) if regex.match(`(^|/)(\.devcontainer/([^/]+/)?devcontainer\.json|\.devcontainer\.json)$`, p.path)
+
+_runs_later_file(p) if p.base == ".envrc"
+
+_runs_later_file(p) if p.base in {".pre-commit-config.yaml", ".pre-commit-config.yml", "lefthook.yml", "lefthook.yaml", ".lefthook.yml", "lefthook-local.yml"}
+
+_runs_later_line(p, line) if {
+	endswith(p.path, "devcontainer.json")
+	regex.match(`"(initializeCommand|onCreateCommand|updateContentCommand|postCreateCommand|postStartCommand|postAttachCommand)"`, line)
+}
+
+# Every line of an .envrc runs.
+_runs_later_line(p, _) if p.base == ".envrc"
+
+_runs_later_line(p, line) if {
+	p.base != ".envrc"
+	not endswith(p.path, "devcontainer.json")
+	regex.match(`^[\s+-]*(entry|run)\s*:`, line)
+}
 
 # METADATA
 # title: CI workflow that sends secrets away
