@@ -223,3 +223,15 @@ func FuzzMCPWrapped(f *testing.F) {
 		}
 	})
 }
+
+func TestChangesByName(t *testing.T) {
+	t.Parallel()
+	for name, want := range map[string]bool{
+		"delete_path": true, "removeFile": true, "save-note": true, "Delete": true, "FileWrite": true,
+		"read_file": false, "view": false, "getFile": false, "deleted_items_list": false, "": false, "upd": false,
+	} {
+		if got := changesByName(name); got != want {
+			t.Errorf("changesByName(%q) = %v, want %v", name, got, want)
+		}
+	}
+}

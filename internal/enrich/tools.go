@@ -76,6 +76,7 @@ var toolFamilies = map[string]string{
 	"str_replace_editor":          FamilyFileEdit,
 	"str_replace_based_edit_tool": FamilyFileEdit,
 	"delete_file":                 FamilyFileEdit, // Cursor
+	"delete":                      FamilyFileEdit, // Cursor hooks: Delete
 	// search
 	"glob":                FamilySearch, // Claude Code, Gemini CLI
 	"grep":                FamilySearch, // Claude Code, opencode
@@ -508,16 +509,58 @@ func actingFamily(fam, name, mcpName string, input ast.Object) string {
 		return ""
 	}
 	if fam == FamilyOther {
-		// A tool nobody listed: judged by the roles of its fields.
+		// A tool nobody listed: judged by the roles of its fields, and
+		// a path tool named for changing files changes them (delete_path,
+		// removeFile, save_note).
 		f := inferFamily(input)
 		if f == FamilyShell {
 			if cmd, _, _ := shellSource("", n, false, input); cmd == nil {
 				return ""
 			}
 		}
+		if f == FamilyFileRead && changesByName(name) {
+			f = FamilyFileEdit
+		}
 		return f
 	}
 	return ""
+}
+
+// changingWords are words of a tool's name that say it changes the file
+// it names.
+var changingWords = map[string]bool{
+	"write": true, "save": true, "create": true, "edit": true, "delete": true, "remove": true,
+	"rm": true, "unlink": true, "move": true, "rename": true, "append": true, "patch": true,
+	"replace": true, "overwrite": true, "put": true, "upload": true, "modify": true, "update": true,
+}
+
+// changesByName reports whether a word of a tool's name (split at _, -,
+// . and case changes) says it changes files.
+func changesByName(name string) bool {
+	start := 0
+	for i := 0; i <= len(name); i++ {
+		end := i == len(name)
+		if !end {
+			c := name[i]
+			sep := c == '_' || c == '-' || c == '.' || c == ' '
+			camel := c >= 'A' && c <= 'Z' && i > 0 && name[i-1] >= 'a' && name[i-1] <= 'z'
+			if !sep && !camel {
+				continue
+			}
+			if camel {
+				if changingWords[strings.ToLower(name[start:i])] {
+					return true
+				}
+				start = i
+				continue
+			}
+		}
+		if changingWords[strings.ToLower(name[start:i])] {
+			return true
+		}
+		start = i + 1
+	}
+	return false
 }
 
 // shellSource finds the command a shell-like tool runs and the directory

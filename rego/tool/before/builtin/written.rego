@@ -241,3 +241,102 @@ _tool_config_file(p) if {
 	regex.match(`^\.env(\.[\w-]+)?$`, p.base)
 	not regex.match(`(?i)[.-](example|sample|template|dist|defaults|schema)$`, p.base)
 }
+
+# METADATA
+# title: Removing a security check
+# description: |
+#   Denies a file tool's change that takes a security scanner out of the
+#   project's checks: an edit of a CI workflow, a pre-commit or lefthook
+#   configuration or Dependabot's configuration whose replaced text names
+#   a scanner (gitleaks, trufflehog, detect-secrets, semgrep, CodeQL,
+#   bandit, Snyk, Trivy, zizmor…) and whose new text does not, or
+#   deleting such a scanner's workflow or configuration file. Bumping a
+#   scanner's version or moving it keeps its name and is allowed.
+# custom:
+#   severity: high
+#   code: dev.ahp-opa.config.security-check-removed
+violation contains {
+	"reason": concat(" ", [
+		"Blocked removing a security scanner from the project's checks; the findings it would report go unseen.",
+		"Fix what the scanner reports, or mark the finding as a false positive in the scanner's own configuration, or ask the user to remove the check.",
+	]),
+	"code": "dev.ahp-opa.config.security-check-removed",
+	"trigger": trigger,
+} if {
+	some trigger in _security_check_removed
+}
+
+_security_scanner := `(?i)(gitleaks|trufflehog|detect-secrets|ggshield|secretlint|talisman|semgrep|codeql|bandit|snyk|trivy|grype|osv-scanner|checkov|tfsec|zizmor|gosec|brakeman|dependency-review|scorecard|njsscan|npm audit|pip-audit|cargo audit|cargo-deny)`
+
+_security_config_file(p) if _ci_file(p)
+
+_security_config_file(p) if p.base in {".pre-commit-config.yaml", ".pre-commit-config.yml", "lefthook.yml", "lefthook.yaml", ".lefthook.yml", "dependabot.yml", "dependabot.yaml"}
+
+# An edit: the text replaced names a scanner, the new text does not.
+_security_check_removed contains concat("", [input.ahp.tool.name, " ", p.raw, ": ", scanner]) if {
+	input.ahp.tool.family == "file_edit"
+	some p in tools.written
+	_security_config_file(p)
+	not config.path_excepted(p)
+	some [old, new] in _replaced_texts
+	scanner := regex.find_n(_security_scanner, old, 1)[0]
+	not regex.match(_security_scanner, new)
+}
+
+_replaced_texts contains [old, new] if {
+	some [ko, kn] in [["old_string", "new_string"], ["old_str", "new_str"], ["old_str_1", "new_str_1"]]
+	old := input.tool.input[ko]
+	is_string(old)
+	new := object.get(input.tool.input, kn, "")
+	is_string(new)
+}
+
+_replaced_texts contains [old, new] if {
+	some e in input.tool.input.edits
+	some [ko, kn] in [["old_string", "new_string"], ["oldText", "newText"]]
+	old := e[ko]
+	is_string(old)
+	new := object.get(e, kn, "")
+	is_string(new)
+}
+
+_replaced_texts contains [old, new] if {
+	some c in input.tool.input.ReplacementChunks
+	old := c.TargetContent
+	is_string(old)
+	new := object.get(c, "ReplacementContent", "")
+	is_string(new)
+}
+
+# A patch: its removed lines name a scanner, its added lines do not.
+_replaced_texts contains [old, new] if {
+	input.tool.name == "apply_patch"
+	some text in tools.content
+	lines := split(text, "\n")
+	old := concat("\n", [l | some l in lines; startswith(l, "-")])
+	new := concat("\n", [l | some l in lines; startswith(l, "+")])
+}
+
+# Deleting a scanner's workflow or configuration file.
+_security_check_removed contains concat("", [input.ahp.tool.name, " ", p.raw]) if {
+	input.ahp.tool.family == "file_edit"
+	_deletes_files
+	some p in tools.written
+	_scanner_file(p)
+	not config.path_excepted(p)
+}
+
+_deletes_files if lower(input.tool.name) in {"delete", "delete_file", "remove-files", "remove_file", "delete_path"}
+
+_deletes_files if {
+	input.tool.name == "apply_patch"
+	some text in tools.content
+	contains(text, "*** Delete File:")
+}
+
+_scanner_file(p) if {
+	_security_config_file(p)
+	regex.match(_security_scanner, p.base)
+}
+
+_scanner_file(p) if p.base in {".gitleaks.toml", "dependabot.yml", "dependabot.yaml", ".semgrep.yml", ".trivyignore", ".secrets.baseline"}

@@ -168,3 +168,22 @@ test_terminal_input_tools_denied if {
 test_terminal_input_tools_lookalikes_allowed if {
 	lookalike_allowed(tool("mcp__tmux__send_keys", {"session": "main", "keys": "npm test"}), "dev.ahp-opa.exec.curl-pipe-shell")
 }
+
+# dev.ahp-opa.config.security-check-removed
+
+test_security_check_removed_denied if {
+	denied_only(tool("Edit", {"file_path": "/home/dev/repo/.pre-commit-config.yaml", "old_string": "  - repo: https://github.com/gitleaks/gitleaks\n    rev: v8.18.0\n    hooks:\n      - id: gitleaks\n", "new_string": ""}), "dev.ahp-opa.config.security-check-removed")
+	denied_only(agent_tool("cursor", "Delete", {"file_path": "/home/dev/repo/.github/workflows/codeql.yml"}), "dev.ahp-opa.config.security-check-removed")
+}
+
+test_security_check_removed_evasions_denied if {
+	denies(agent_tool("codex", "apply_patch", {"command": "*** Begin Patch\n*** Update File: .github/workflows/ci.yml\n@@\n       - run: npm test\n-      - uses: aquasecurity/trivy-action@0.24.0\n*** End Patch\n"}), "dev.ahp-opa.config.security-check-removed")
+	denies(agent_tool("codex", "apply_patch", {"command": "*** Begin Patch\n*** Delete File: .github/dependabot.yml\n*** End Patch\n"}), "dev.ahp-opa.config.security-check-removed")
+	denies(tool("MultiEdit", {"file_path": "/home/dev/repo/.github/workflows/ci.yml", "edits": [{"old_string": "      - run: semgrep ci\n", "new_string": ""}]}), "dev.ahp-opa.config.security-check-removed")
+}
+
+test_security_check_removed_lookalikes_allowed if {
+	lookalike_allowed(tool("Edit", {"file_path": "/home/dev/repo/.pre-commit-config.yaml", "old_string": "gitleaks\n    rev: v8.18.0", "new_string": "gitleaks\n    rev: v8.21.2"}), "dev.ahp-opa.config.security-check-removed")
+	lookalike_allowed(tool("Edit", {"file_path": "/home/dev/repo/src/scan.py", "old_string": "import bandit", "new_string": ""}), "dev.ahp-opa.config.security-check-removed")
+	lookalike_allowed(agent_tool("cursor", "Delete", {"file_path": "/home/dev/repo/.github/workflows/stale.yml"}), "dev.ahp-opa.config.security-check-removed")
+}
