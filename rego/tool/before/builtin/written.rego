@@ -161,20 +161,30 @@ _ci_exfil contains concat("", [input.ahp.tool.name, " ", p.raw, ": ", host]) if 
 	some text in tools.content
 	some line in split(text, "\n")
 	regex.match(`(?i)(^|[^\w-])(curl|wget|nc|ncat|socat|invoke-webrequest|invoke-restmethod|iwr|irm|http|xh)(\s|$)`, line)
-	_ci_secret_source(line)
 	some host in _ci_outside_hosts(line)
+	_ci_sends_secret(line, host)
 }
 
 _ci_file(p) if regex.match(`(^|/)(\.github/workflows/[^/]+|\.github/actions/.+/action|\.gitlab-ci|\.circleci/config|azure-pipelines|bitbucket-pipelines|\.buildkite/[^/]+|\.drone|\.travis|\.woodpecker/[^/]+|\.woodpecker)\.ya?ml$`, p.path)
 
 _ci_file(p) if p.base == "Jenkinsfile"
 
-# The step names the pipeline's secrets or dumps its environment.
-_ci_secret_source(line) if regex.match(`\$\{\{\s*(toJSON\(\s*)?secrets\b`, line)
+# The step sends every secret: the secrets context whole, or a dump of the
+# environment.
+_ci_sends_secret(line, _) if regex.match(`\$\{\{\s*toJSON\(\s*secrets\s*\)`, line)
 
-_ci_secret_source(line) if regex.match(`(^|[\s|;&('"])(env|printenv|set|export -p)\s*(\||>|$)`, line)
+_ci_sends_secret(line, _) if regex.match(`(^|[\s|;&('"])(env|printenv|set|export -p)\s*(\||>|$)`, line)
 
-_ci_secret_source(line) if regex.match(`\$\{?[A-Z0-9_]*(TOKEN|SECRET|PASSWORD|PASSWD|API_KEY|ACCESS_KEY|PRIVATE_KEY)[A-Z0-9_]*\b`, line)
+# Or a named secret to a host its name does not name (NPM_TOKEN to
+# stats.example.io; ACME_DEPLOY_TOKEN to deploy.acme.com is its own).
+_ci_sends_secret(line, host) if {
+	some name in _ci_secret_names(line)
+	not _named_for(name, host)
+}
+
+_ci_secret_names(line) := {m[1] | some m in regex.find_all_string_submatch_n(`\$\{\{\s*secrets\.([A-Za-z0-9_]+)`, line, -1)} | {m[1] |
+	some m in regex.find_all_string_submatch_n(`\$\{?([A-Z0-9_]*(TOKEN|SECRET|PASSWORD|PASSWD|API_KEY|ACCESS_KEY|PRIVATE_KEY)[A-Z0-9_]*)\b`, line, -1)
+}
 
 # The hosts a step's line names that are neither the secrets' own
 # services nor local: a URL's host, or an IP address given bare.

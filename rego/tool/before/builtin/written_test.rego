@@ -74,6 +74,7 @@ test_ci_secrets_lookalikes_allowed if {
 	lookalike_allowed(tool("Write", {"file_path": "/home/dev/repo/.github/workflows/release.yml", "content": "jobs:\n  p:\n    steps:\n      - run: npm publish\n        env:\n          NODE_AUTH_TOKEN: ${{ secrets.NPM_TOKEN }}\n"}), "dev.ahp-opa.exfil.ci-secrets")
 	lookalike_allowed(tool("Write", {"file_path": "/home/dev/repo/.github/workflows/notify.yml", "content": "jobs:\n  n:\n    steps:\n      - run: curl -H \"Authorization: Bearer ${{ secrets.GITHUB_TOKEN }}\" https://api.github.com/repos/a/b/dispatches -d '{}'\n"}), "dev.ahp-opa.exfil.ci-secrets")
 	lookalike_allowed(tool("Write", {"file_path": "/home/dev/repo/.github/workflows/ci.yml", "content": "jobs:\n  t:\n    steps:\n      - run: curl -fsSL https://example.com/health\n"}), "dev.ahp-opa.exfil.ci-secrets")
+	lookalike_allowed(tool("Write", {"file_path": "/home/dev/repo/.github/workflows/deploy.yml", "content": "jobs:\n  d:\n    steps:\n      - run: curl -fsS -H \"Authorization: Bearer ${{ secrets.ACMECORP_DEPLOY_TOKEN }}\" https://deploy.acmecorp.com/hooks/api\n"}), "dev.ahp-opa.exfil.ci-secrets")
 	lookalike_allowed(tool("Write", {"file_path": "/home/dev/repo/scripts/notify.sh", "content": "curl -d \"$API_TOKEN\" https://collector.example.net/in\n"}), "dev.ahp-opa.exfil.ci-secrets")
 }
 
