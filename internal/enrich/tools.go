@@ -371,6 +371,7 @@ var actsAs = map[string]string{
 	"write-process":         FamilyShell,
 	"interact_with_process": FamilyShell,
 	"send_command_input":    FamilyShell,
+	"write_bash":            FamilyShell,
 	"send_keys":             FamilyShell,
 	"tmux_send_keys":        FamilyShell,
 	"send_input":            FamilyShell,
