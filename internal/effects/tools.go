@@ -78,3 +78,15 @@ func nameWords(name string) []string {
 	flush()
 	return words
 }
+
+// ToolNames lists the tool names the table has rows for, lower-cased.
+func (m *Matcher) ToolNames() []string {
+	if m == nil {
+		return nil
+	}
+	out := make([]string, 0, len(m.tools))
+	for n := range m.tools {
+		out = append(out, n)
+	}
+	return out
+}

@@ -3,6 +3,7 @@ package enrich
 import (
 	"encoding/json"
 	"strings"
+	"sync"
 
 	"github.com/open-policy-agent/opa/v1/ast"
 
@@ -73,6 +74,63 @@ func knownMCPTool(t string) bool {
 		return true
 	}
 	return false
+}
+
+// qualifiedMCPName splits a name that qualifies a known MCP tool with its
+// server: Goose's extension__tool (github__merge_pull_request), and
+// server.tool or server/tool of other clients. Only a tool part the
+// library knows counts, so that an agent's own tool with such a name stays
+// what it is; "" when there is none.
+func qualifiedMCPName(name string) (server, tool string) {
+	for _, sep := range []string{"__", ".", "/"} {
+		i := strings.LastIndex(name, sep)
+		if i <= 0 || i+len(sep) >= len(name) {
+			continue
+		}
+		if t := name[i+len(sep):]; knownMCPTool(strings.ToLower(t)) {
+			return name[:i], t
+		}
+	}
+	return "", ""
+}
+
+// canonicalTools maps the folded name (foldName) of every MCP tool the
+// library knows to its spelling in the tables: mergePullRequest and
+// merge-pull-request are merge_pull_request.
+var canonicalTools = sync.OnceValue(func() map[string]string {
+	m := map[string]string{}
+	add := func(n string) {
+		if _, dup := m[foldName(n)]; !dup {
+			m[foldName(n)] = n
+		}
+	}
+	for n := range mcpEquivalents {
+		add(n)
+	}
+	for n := range actsAs {
+		add(n)
+	}
+	for n := range webSearchTools {
+		add(n)
+	}
+	if em, err := effects.Builtin(); err == nil {
+		for _, n := range em.ToolNames() {
+			add(n)
+		}
+	}
+	return m
+})
+
+// canonicalMCPTool returns the tables' spelling of an MCP tool's name
+// (lower case), or the name itself when the library does not know it.
+func canonicalMCPTool(t string) string {
+	if knownMCPTool(t) {
+		return t
+	}
+	if c, ok := canonicalTools()[foldName(t)]; ok {
+		return c
+	}
+	return t
 }
 
 // mcpWrappers are harness tools that call any MCP server's tool, with the

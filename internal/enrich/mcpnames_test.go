@@ -53,6 +53,22 @@ func TestMCPNamesOfHarnesses(t *testing.T) {
 				"server_name": "x", "tool_name": "drop_table", "arguments": `{"table":`}},
 			mcp: map[string]any{"server": "x", "tool": "drop_table"}, family: "mcp",
 		},
+		{
+			name: "goose extension", tool: map[string]any{"name": "github__merge_pull_request", "input": map[string]any{"owner": "a", "repo": "b", "pull_number": 3}},
+			mcp: map[string]any{"server": "github", "tool": "merge_pull_request"}, family: "shell", equiv: "gh pr merge 3 --repo a/b",
+		},
+		{
+			name: "dotted", tool: map[string]any{"name": "k8s.kubectl_delete", "input": map[string]any{"resourceType": "ns", "name": "x"}},
+			mcp: map[string]any{"server": "k8s", "tool": "kubectl_delete"}, family: "shell", equiv: "kubectl delete ns x",
+		},
+		// An agent's own tool keeps its family; an unknown qualified tool
+		// is no MCP call.
+		{
+			name: "camel case", tool: map[string]any{"name": "mcp__gh__mergePullRequest", "input": map[string]any{"owner": "a", "repo": "b", "pullNumber": 3}},
+			mcp: map[string]any{"server": "gh", "tool": "mergePullRequest"}, family: "shell", equiv: "gh pr merge 3 --repo a/b",
+		},
+		{name: "goose own shell", tool: map[string]any{"name": "developer__shell", "input": map[string]any{"command": "ls"}}, family: "shell"},
+		{name: "unknown qualified", tool: map[string]any{"name": "notes__add_note", "input": map[string]any{"text": "x"}}, family: "other"},
 		{name: "a harness tool named mcp_x", tool: map[string]any{"name": "mcp_status", "input": map[string]any{}}, family: "other"},
 	}
 	for _, tt := range tests {

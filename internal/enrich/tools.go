@@ -136,6 +136,9 @@ func family(name, kind, origin string) string {
 	if f, ok := toolFamilies[strings.ToLower(name)]; ok {
 		return f
 	}
+	if _, t := qualifiedMCPName(name); t != "" {
+		return FamilyMCP
+	}
 	return FamilyOther
 }
 
@@ -150,7 +153,7 @@ func mcpTool(name string, d transport.MCP) (server, toolName string) {
 	var s, t string
 	if rest, ok := strings.CutPrefix(name, "mcp__"); ok {
 		s, t, _ = strings.Cut(rest, "__")
-	} else {
+	} else if s, t = qualifiedMCPName(name); t == "" {
 		s, t = mcpNameParts(name)
 	}
 	if server == "" {
