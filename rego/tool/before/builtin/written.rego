@@ -150,6 +150,9 @@ violation contains {
 	"code": "dev.ahp-opa.exfil.ci-secrets",
 	"trigger": trigger,
 } if {
+	# First, so that OPA's rule index skips the rule on calls that write
+	# nothing.
+	input.ahp.writes
 	some trigger in _ci_exfil
 }
 
@@ -222,6 +225,9 @@ violation contains {
 	"code": "dev.ahp-opa.config.tls-verification-off",
 	"trigger": trigger,
 } if {
+	# First, so that OPA's rule index skips the rule on calls that write
+	# nothing.
+	input.ahp.writes
 	some trigger in _tls_off
 }
 
@@ -273,6 +279,9 @@ violation contains {
 	"code": "dev.ahp-opa.config.security-check-removed",
 	"trigger": trigger,
 } if {
+	# First, so that OPA's rule index skips the rule on calls that write
+	# nothing.
+	input.ahp.writes
 	some trigger in _security_check_removed
 }
 
