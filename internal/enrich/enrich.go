@@ -185,7 +185,7 @@ func Enrich(ev *transport.Event, opts Options, parts Parts) *Result {
 			[2]*ast.Term{keyServer, ast.StringTerm(server)},
 			[2]*ast.Term{keyTool, ast.StringTerm(t)},
 		)
-		toolName = canonicalMCPTool(strings.ToLower(t))
+		toolName = canonicalMCPTool(t)
 	} else if fam == FamilyMCP {
 		server, t := mcpTool(name, ev.Tool.MCP)
 		mcpItem = ast.ObjectTerm(
@@ -193,7 +193,7 @@ func Enrich(ev *transport.Event, opts Options, parts Parts) *Result {
 			[2]*ast.Term{keyTool, ast.StringTerm(t)},
 		)
 		// Servers spell one tool mergePullRequest or merge-pull-request.
-		toolName = canonicalMCPTool(strings.ToLower(t))
+		toolName = canonicalMCPTool(t)
 	}
 	// A tool that acts as a shell or file tool gets that family (tools.go, "Tool shapes").
 	if f := actingFamily(fam, name, toolName, input); f != "" {

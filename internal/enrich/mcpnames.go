@@ -121,16 +121,23 @@ var canonicalTools = sync.OnceValue(func() map[string]string {
 	return m
 })
 
-// canonicalMCPTool returns the tables' spelling of an MCP tool's name
-// (lower case), or the name itself when the library does not know it.
+// canonicalMCPTool returns the tables' spelling (lower case) of an MCP
+// tool's name as the server spells it, or the name lower-cased when the
+// library does not know it. A snake_case name is the tables' own
+// spelling: it is returned as it is, so that the common call never loads
+// the effects table for this.
 func canonicalMCPTool(t string) string {
-	if knownMCPTool(t) {
+	lower := strings.ToLower(t)
+	if lower == t && !strings.Contains(t, "-") {
 		return t
 	}
-	if c, ok := canonicalTools()[foldName(t)]; ok {
+	if knownMCPTool(lower) {
+		return lower
+	}
+	if c, ok := canonicalTools()[foldName(lower)]; ok {
 		return c
 	}
-	return t
+	return lower
 }
 
 // mcpWrappers are harness tools that call any MCP server's tool, with the
