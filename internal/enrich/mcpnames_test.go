@@ -252,3 +252,31 @@ func TestChangesByName(t *testing.T) {
 		}
 	}
 }
+
+// TestFileURLs: a fetch or browser tool opening a file:// URL reads that
+// file.
+func TestFileURLs(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		tool, url, family, path string
+	}{
+		{"mcp__playwright__browser_navigate", "file:///home/dev/.aws/credentials", "file_read", "/home/dev/.aws/credentials"},
+		{"WebFetch", "FILE://localhost/etc/shadow", "file_read", "/etc/shadow"},
+		{"WebFetch", "https://example.com/file:///x", "fetch", ""},
+		{"mcp__fetch__fetch", "file://relative", "mcp", ""},
+	} {
+		t.Run(tt.url, func(t *testing.T) {
+			tool := ahpOf(t, testkit.ToolEvent(map[string]any{"name": tt.tool, "input": map[string]any{"url": tt.url}}))["tool"].(map[string]any)
+			if tool["family"] != tt.family {
+				t.Errorf("family = %v, want %s", tool["family"], tt.family)
+			}
+			var got string
+			if ps := asList(tool["paths"]); len(ps) > 0 {
+				got, _ = ps[0].(map[string]any)["path"].(string)
+			}
+			if got != tt.path {
+				t.Errorf("path = %q, want %q", got, tt.path)
+			}
+		})
+	}
+}

@@ -116,6 +116,13 @@ func roleKeyPaths(input ast.Object) (keys, paths []string) {
 		if !ok || s == "" {
 			return
 		}
+		if isRole(urlRoleKeys, string(ks)) && !isRole(uriRoleKeys, string(ks)) {
+			// A URL field names a file only as a file:// URL.
+			if rest, ok := cutFileURL(string(s)); ok {
+				keys, paths = append(keys, string(ks)), append(paths, rest)
+			}
+			return
+		}
 		if !isRole(pathRoleKeys, string(ks)) || slices.Contains(pathKeys, string(ks)) {
 			return
 		}
@@ -130,6 +137,40 @@ func roleKeyPaths(input ast.Object) (keys, paths []string) {
 		keys, paths = append(keys, string(ks)), append(paths, p)
 	})
 	return keys, paths
+}
+
+// cutFileURL returns the path of a file:// URL (file:///etc/x, or
+// file://localhost/etc/x).
+func cutFileURL(s string) (string, bool) {
+	if len(s) < len("file://") || !strings.EqualFold(s[:len("file://")], "file://") {
+		return "", false
+	}
+	rest := strings.TrimPrefix(s[len("file://"):], "localhost")
+	if !strings.HasPrefix(rest, "/") {
+		return "", false
+	}
+	return rest, true
+}
+
+// hasFileURL reports whether a URL-like field of input is a file:// URL:
+// a fetch or a browser opening one reads that file.
+func hasFileURL(input ast.Object) bool {
+	found := false
+	if input == nil {
+		return false
+	}
+	input.Until(func(k, v *ast.Term) bool {
+		ks, ok := k.Value.(ast.String)
+		if !ok || !isRole(urlRoleKeys, string(ks)) {
+			return false
+		}
+		s, ok := v.Value.(ast.String)
+		if ok {
+			_, found = cutFileURL(string(s))
+		}
+		return found
+	})
+	return found
 }
 
 // hasRole reports whether input has a non-empty string field whose folded

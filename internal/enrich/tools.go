@@ -492,6 +492,9 @@ func actingFamily(fam, name, mcpName string, input ast.Object) string {
 	if f := editorFamily(n, input); f != "" {
 		return f
 	}
+	if (fam == FamilyFetch || fam == FamilyMCP || fam == FamilyOther) && hasFileURL(input) {
+		return FamilyFileRead // a fetch or browser opening file:///… reads the file
+	}
 	if fam != FamilyMCP && fam != FamilyOther {
 		return ""
 	}

@@ -188,3 +188,11 @@ test_security_check_removed_lookalikes_allowed if {
 	lookalike_allowed(tool("Edit", {"file_path": "/home/dev/repo/src/scan.py", "old_string": "import bandit", "new_string": ""}), "dev.ahp-opa.config.security-check-removed")
 	lookalike_allowed(agent_tool("cursor", "Delete", {"file_path": "/home/dev/repo/.github/workflows/stale.yml"}), "dev.ahp-opa.config.security-check-removed")
 }
+
+test_file_urls_denied if {
+	denies(tool("mcp__playwright__browser_navigate", {"url": "file:///home/dev/.aws/credentials"}), "dev.ahp-opa.secrets.credential-file")
+}
+
+test_file_urls_lookalikes_allowed if {
+	lookalike_allowed(tool("mcp__playwright__browser_navigate", {"url": "file:///home/dev/repo/coverage/index.html"}), "dev.ahp-opa.secrets.credential-file")
+}
