@@ -150,11 +150,14 @@ violation contains {
 	"code": "dev.ahp-opa.exfil.ci-secrets",
 	"trigger": trigger,
 } if {
-	# First, so that OPA's rule index skips the rule on calls that write
-	# nothing.
-	input.ahp.writes
+	_ci_may_change
 	some trigger in _ci_exfil
 }
+
+# A local write, or an MCP call (a forge server's file push).
+_ci_may_change if input.ahp.writes
+
+_ci_may_change if input.ahp.tool.mcp
 
 _ci_exfil contains concat("", [input.ahp.tool.name, " ", p.raw, ": ", host]) if {
 	input.ahp.writes
@@ -167,6 +170,34 @@ _ci_exfil contains concat("", [input.ahp.tool.name, " ", p.raw, ": ", host]) if 
 	some host in _ci_outside_hosts(line)
 	_ci_sends_secret(line, host)
 }
+
+# A file pushed through a forge's MCP server (create_or_update_file,
+# push_files, create_commit): the workflow runs in the remote repository
+# on its next event, whichever branch it lands on.
+_ci_exfil contains concat("", [input.ahp.tool.name, " ", path, ": ", host]) if {
+	input.ahp.tool.mcp
+	some [path, text] in _pushed_files
+	_ci_file({"path": path, "base": _base(path)})
+	some line in split(text, "\n")
+	regex.match(`(?i)(^|[^\w-])(curl|wget|nc|ncat|socat|invoke-webrequest|invoke-restmethod|iwr|irm|http|xh)(\s|$)`, line)
+	some host in _ci_outside_hosts(line)
+	_ci_sends_secret(line, host)
+}
+
+_pushed_files contains [path, text] if {
+	path := input.tool.input.path
+	text := input.tool.input.content
+	is_string(path)
+	is_string(text)
+}
+
+_pushed_files contains [f.path, f.content] if {
+	some f in input.tool.input.files
+	is_string(f.path)
+	is_string(f.content)
+}
+
+_base(path) := parts[count(parts) - 1] if parts := split(path, "/")
 
 _ci_file(p) if regex.match(`(^|/)(\.github/workflows/[^/]+|\.github/actions/.+/action|\.gitlab-ci|\.circleci/config|azure-pipelines|bitbucket-pipelines|\.buildkite/[^/]+|\.drone|\.travis|\.woodpecker/[^/]+|\.woodpecker)\.ya?ml$`, p.path)
 
