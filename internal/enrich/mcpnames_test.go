@@ -280,3 +280,31 @@ func TestFileURLs(t *testing.T) {
 		})
 	}
 }
+
+// TestPathListRoles: a list of files under any list-like field name is
+// what an unknown tool reads.
+func TestPathListRoles(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		input map[string]any
+		want  []any
+	}{
+		{map[string]any{"filePaths": []any{"/home/dev/.ssh/id_rsa", "a.go"}}, []any{"/home/dev/.ssh/id_rsa", "/home/dev/repo/a.go"}},
+		{map[string]any{"uris": []any{"file:///etc/shadow", "https://example.com/x"}}, []any{"/etc/shadow"}},
+		{map[string]any{"file_list": []any{"x", 3, ""}}, []any{"/home/dev/repo/x"}},
+		{map[string]any{"items": []any{"/etc/shadow"}}, nil},
+	} {
+		a := ahpOf(t, testkit.ToolEvent(map[string]any{"name": "open_many", "input": tt.input}))
+		tool := a["tool"].(map[string]any)
+		var got []any
+		for _, p := range asList(tool["paths"]) {
+			got = append(got, p.(map[string]any)["path"])
+		}
+		if !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("%v: paths %v, want %v", tt.input, got, tt.want)
+		}
+		if tt.want != nil && tool["family"] != "file_read" {
+			t.Errorf("%v: family %v, want file_read", tt.input, tool["family"])
+		}
+	}
+}

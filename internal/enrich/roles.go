@@ -59,6 +59,13 @@ var urlRoleKeys = map[string]bool{
 	"pageurl": true, "baseurl": true, "webhookurl": true, "requesturl": true,
 }
 
+// pathListRoleKeys are the folded names of fields that hold a list of
+// files (Gemini's paths, filePaths, file_list, uris of file:// URLs).
+var pathListRoleKeys = map[string]bool{
+	"paths": true, "filepaths": true, "files": true, "filelist": true, "filenames": true,
+	"targetfiles": true, "targetpaths": true, "sourcepaths": true, "uris": true, "fileuris": true,
+}
+
 // uriRoleKeys are the path-like fields that may hold a URI.
 var uriRoleKeys = map[string]bool{"uri": true, "fileuri": true}
 
@@ -211,6 +218,9 @@ func editorFamily(tool string, input ast.Object) string {
 func inferFamily(input ast.Object) string {
 	cmd, hasCmd := hasRole(input, commandRoleKeys)
 	_, hasPath := hasRole(input, pathRoleKeys)
+	if !hasPath {
+		_, hasPath = hasRole(input, pathListRoleKeys)
+	}
 	if hasCmd && hasPath {
 		if f, ok := editorVerbs[cmd]; ok {
 			return f

@@ -204,6 +204,31 @@ func toolPaths(tool string, input ast.Object) (keys, paths []string) {
 			}
 		}
 	}
+	// Any other list of files, however the tool spells the field.
+	if input != nil {
+		input.Foreach(func(k, v *ast.Term) {
+			ks, ok := k.Value.(ast.String)
+			if !ok || slices.Contains(listKeys, string(ks)) || !isRole(pathListRoleKeys, string(ks)) {
+				return
+			}
+			arr, ok := v.Value.(*ast.Array)
+			if !ok {
+				return
+			}
+			for i := range arr.Len() {
+				s, ok := asText(arr.Elem(i).Value)
+				if !ok || s == "" {
+					continue
+				}
+				if rest, isFile := cutFileURL(s); isFile {
+					s = rest
+				} else if strings.Contains(s, "://") {
+					continue
+				}
+				keys, paths = append(keys, string(ks)), append(paths, s)
+			}
+		})
+	}
 	for _, e := range elems(input, "edits") {
 		if m, ok := e.Value.(ast.Object); ok {
 			if s, ok := text(m, "file_path"); ok && s != "" {
