@@ -104,6 +104,8 @@ func TestMCPToolsAsCommands(t *testing.T) {
 		{"command in a pod as argv", "mcp__k8s__pods_exec", map[string]any{"name": "api", "command": []any{"sh", "-c", "id; ls"}}, "kubectl exec api -- sh -c 'id; ls'"},
 		{"kubectl verb tool", "mcp__k8s__kubectl_get", map[string]any{"resourceType": "secrets", "namespace": "prod", "output": "yaml"}, "kubectl get secrets -o yaml -n prod"},
 		{"kubectl generic", "mcp__k8s__kubectl_generic", map[string]any{"command": "delete", "resourceType": "pvc", "args": []any{"--all", "-n", "prod"}}, "kubectl delete pvc --all -n prod"},
+		{"gitlab push by project", "mcp__gitlab__push_files", map[string]any{"project_id": "acme/api", "branch": "main", "files": []any{}}, "git push origin HEAD:main"},
+		{"filesystem delete_file is no push", "mcp__fs__delete_file", map[string]any{"path": "/home/dev/repo/x"}, ""},
 		{"context switch is no command", "mcp__k8s__kubectl_context", map[string]any{"operation": "set", "name": "prod"}, ""},
 	}
 	for _, tt := range tests {

@@ -93,10 +93,10 @@ var mcpEquivalents = map[string]func(f fieldsOf) string{
 }
 
 func pushTo(f fieldsOf) string {
-	if f("owner") == "" && f("repo", "repository") == "" {
+	if f("owner") == "" && f("repo", "repository", "project_id", "projectId", "project", "repo_slug", "workspace") == "" {
 		return "" // not a repository's file: a filesystem server's tool of the same name
 	}
-	branch := f("branch", "ref")
+	branch := f("branch", "ref", "branch_name")
 	if branch == "" {
 		// The repository's default branch, whose name the call does not
 		// say: judged as its usual name.
