@@ -147,19 +147,24 @@ startup_home_files := {
 	".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile",
 	".zshrc", ".zshenv", ".zprofile", ".zlogin", ".zlogout", ".cshrc",
 	".tcshrc", ".kshrc", ".mkshrc", ".config/fish/config.fish", ".xprofile",
-	".xinitrc", ".xsession", ".inputrc", ".pam_environment",
+	".xinitrc", ".xsession", ".inputrc", ".pam_environment", ".bash_aliases",
+	".xsessionrc", ".config/zsh/.zshrc", ".config/zsh/.zshenv", ".config/zsh/.zprofile",
+	".config/powershell/Microsoft.PowerShell_profile.ps1", ".config/powershell/profile.ps1",
+	"Documents/PowerShell/Microsoft.PowerShell_profile.ps1", "Documents/WindowsPowerShell/Microsoft.PowerShell_profile.ps1",
 }
 
 startup_home_dirs := {
 	".config/fish/conf.d", ".config/autostart", ".config/systemd/user",
 	"Library/LaunchAgents", ".config/environment.d", ".bashrc.d", ".zshrc.d",
+	".oh-my-zsh/custom", ".config/fish/functions", ".config/plasma-workspace/env",
+	".config/plasma-workspace/shutdown", ".config/autostart-scripts", ".kde/Autostart", ".kde4/Autostart",
 }
 
-startup_home_dirs_re := `^(\.bashrc\.d|\.config/autostart|\.config/environment\.d|\.config/fish/conf\.d|\.config/systemd/user|\.zshrc\.d|Library/LaunchAgents)(/|$)`
+startup_home_dirs_re := `^(\.bashrc\.d|\.config/autostart|\.config/autostart-scripts|\.config/environment\.d|\.config/fish/conf\.d|\.config/fish/functions|\.config/plasma-workspace/env|\.config/plasma-workspace/shutdown|\.config/systemd/user|\.kde/Autostart|\.kde4/Autostart|\.oh-my-zsh/custom|\.zshrc\.d|Library/LaunchAgents)(/|$)`
 
-startup_file(p) if p.home_rel in {".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile", ".zshrc", ".zshenv", ".zprofile", ".zlogin", ".zlogout", ".cshrc", ".tcshrc", ".kshrc", ".mkshrc", ".config/fish/config.fish", ".xprofile", ".xinitrc", ".xsession", ".inputrc", ".pam_environment"}
+startup_file(p) if p.home_rel in {".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile", ".zshrc", ".zshenv", ".zprofile", ".zlogin", ".zlogout", ".cshrc", ".tcshrc", ".kshrc", ".mkshrc", ".config/fish/config.fish", ".xprofile", ".xinitrc", ".xsession", ".inputrc", ".pam_environment", ".bash_aliases", ".xsessionrc", ".config/zsh/.zshrc", ".config/zsh/.zshenv", ".config/zsh/.zprofile", ".config/powershell/Microsoft.PowerShell_profile.ps1", ".config/powershell/profile.ps1", "Documents/PowerShell/Microsoft.PowerShell_profile.ps1", "Documents/WindowsPowerShell/Microsoft.PowerShell_profile.ps1"}
 
-startup_file(p) if regex.match(`^(\.bashrc\.d|\.config/autostart|\.config/environment\.d|\.config/fish/conf\.d|\.config/systemd/user|\.zshrc\.d|Library/LaunchAgents)(/|$)`, p.home_rel)
+startup_file(p) if regex.match(`^(\.bashrc\.d|\.config/autostart|\.config/autostart-scripts|\.config/environment\.d|\.config/fish/conf\.d|\.config/fish/functions|\.config/plasma-workspace/env|\.config/plasma-workspace/shutdown|\.config/systemd/user|\.kde/Autostart|\.kde4/Autostart|\.oh-my-zsh/custom|\.zshrc\.d|Library/LaunchAgents)(/|$)`, p.home_rel)
 
 startup_file(p) if regex.match(`^(/etc/(profile|bash\.bashrc|bashrc|zshrc|zsh/zshrc|environment|crontab)|(/etc/profile\.d|/etc/cron\.(d|daily|hourly|weekly|monthly)|/etc/systemd/system|/Library/Launch(Agents|Daemons)|/var/spool/cron)(/.*)?)$`, p.path)
 

@@ -49,6 +49,10 @@ test_secret_files if {
 test_startup_hooks_and_agent_files if {
 	paths.startup_file({"path": "/home/u/.bashrc", "home_rel": ".bashrc"})
 	paths.startup_file({"path": "/etc/cron.d/x"})
+	paths.startup_file({"path": "/home/u/.bash_aliases", "home_rel": ".bash_aliases"})
+	paths.startup_file({"path": "/home/u/.oh-my-zsh/custom/x.zsh", "home_rel": ".oh-my-zsh/custom/x.zsh"})
+	paths.startup_file({"path": "/home/u/.config/fish/functions/ls.fish", "home_rel": ".config/fish/functions/ls.fish"})
+	not paths.startup_file({"path": "/home/u/.oh-my-zsh/themes/x.zsh-theme", "home_rel": ".oh-my-zsh/themes/x.zsh-theme"})
 	paths.authorized_keys({"path": "/root/.ssh/authorized_keys"})
 	paths.git_hook({"path": "/r/.git/hooks/pre-commit"})
 	paths.agent_config({"path": "/r/.claude/settings.local.json"})
