@@ -227,8 +227,15 @@ func Enrich(ev *transport.Event, opts Options, parts Parts) *Result {
 	if fam == FamilyShell && mcpItem != nil {
 		equivalent = equivalentCommand(toolName, input)
 	}
+	var run *ast.Array
+	if fam == FamilyShell && equivalent == "" && !ownShell(r.Agent, toolName, mcpItem != nil) {
+		// The server's name may name the language (mcp__node__eval).
+		run = codeRun(name+" "+ev.Tool.MCP.Server, input)
+	}
 	if equivalent != "" {
 		cmd = ast.String(equivalent)
+	} else if run != nil {
+		cmd = run
 	} else if fam == FamilyShell {
 		var workdir string
 		cmd, workdir, ambiguous = shellSource(r.Agent, toolName, mcpItem != nil, input)

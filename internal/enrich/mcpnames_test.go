@@ -310,3 +310,36 @@ func TestPathListRoles(t *testing.T) {
 		}
 	}
 }
+
+// TestCodeRunTools: a tool that runs a snippet is the interpreter call
+// that runs it inline.
+func TestCodeRunTools(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		tool  string
+		input map[string]any
+		want  []any // the argv analysed, nil for no shell
+	}{
+		{"mcp__python__run_python", map[string]any{"code": "print(1)"}, []any{"python3", "-c", "print(1)"}},
+		{"execute_code", map[string]any{"language": "JavaScript", "code": "1+1"}, []any{"node", "-e", "1+1"}},
+		{"mcp__node__eval", map[string]any{"code": "x"}, []any{"node", "-e", "x"}},
+		{"run_script", map[string]any{"script": "ls", "language": "bash"}, []any{"bash", "-c", "ls"}},
+		{"mcp__notes__save", map[string]any{"code": "x"}, nil},
+		{"execute_code", map[string]any{"code": "  "}, nil},
+	} {
+		t.Run(tt.tool, func(t *testing.T) {
+			a := ahpOf(t, testkit.ToolEvent(map[string]any{"name": tt.tool, "input": tt.input}))
+			sh, _ := a["shell"].(map[string]any)
+			var got []any
+			if sh != nil {
+				for _, c := range asList(sh["commands"])[:1] {
+					c := c.(map[string]any)
+					got = append([]any{c["name"]}, asList(c["args"])...)
+				}
+			}
+			if !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("argv %v, want %v (tool %v)", got, tt.want, a["tool"])
+			}
+		})
+	}
+}

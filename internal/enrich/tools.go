@@ -520,6 +520,9 @@ func actingFamily(fam, name, mcpName string, input ast.Object) string {
 	if (fam == FamilyFetch || fam == FamilyMCP || fam == FamilyOther) && hasFileURL(input) {
 		return FamilyFileRead // a fetch or browser opening file:///… reads the file
 	}
+	if (fam == FamilyMCP || fam == FamilyOther) && codeRun(name, input) != nil {
+		return FamilyShell // python3 -c CODE (coderun.go)
+	}
 	if fam != FamilyMCP && fam != FamilyOther {
 		return ""
 	}

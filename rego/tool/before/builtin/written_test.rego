@@ -201,3 +201,13 @@ test_file_urls_denied if {
 test_file_urls_lookalikes_allowed if {
 	lookalike_allowed(tool("mcp__playwright__browser_navigate", {"url": "file:///home/dev/repo/coverage/index.html"}), "dev.ahp-opa.secrets.credential-file")
 }
+
+test_code_run_tools_denied if {
+	denies(tool("mcp__python__run_python", {"code": "print(open('/home/dev/.ssh/id_rsa').read())"}), "dev.ahp-opa.secrets.ssh-private-key")
+	denies(tool("execute_code", {"language": "python", "code": "import shutil; shutil.rmtree('/home/dev')"}), "dev.ahp-opa.fs.rm-recursive-critical")
+}
+
+test_code_run_tools_lookalikes_allowed if {
+	lookalike_allowed(tool("mcp__python__run_python", {"code": "import pandas as pd\nprint(pd.read_csv('data/x.csv').head())"}), "dev.ahp-opa.secrets.ssh-private-key")
+	lookalike_allowed(tool("mcp__snippets__save_snippet", {"code": "rm -rf ~"}), "dev.ahp-opa.fs.rm-recursive-critical")
+}
