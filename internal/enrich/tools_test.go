@@ -207,8 +207,12 @@ func FuzzToolShapes(f *testing.F) {
 		`{"path": "~/.ssh/id_rsa"}`, `{"target": "/etc/x", "content": "y"}`, `{"pattern": "~/.aws/**"}`,
 		`{"workdir": "$X", "command": "ls"}`, `{"url": "https://u:p@h/?k=AKIAQWERTYUIOPASDFGH"}`,
 		`{"command": "rm -rf ~", "action": {"command": ["true"], "workdir": "/"}, "cmd": "id", "cwd": "/x"}`,
+		`{"server_name": "g", "tool_name": "merge_pull_request", "arguments": "{\"owner\":\"a\",\"pull_number\":1}"}`,
+		`{"code": "import os", "language": "python"}`, `{"keys": "ls", "session": 1}`, `{"url": "file:///etc/shadow"}`,
+		`{"cli_command": "aws s3 ls"}`, `{"resourceType": "pods", "context": "kind-x", "args": ["-A"]}`, `{"filePaths": ["~/.ssh/id_rsa", 3]}`,
 	} {
-		for _, name := range []string{"mcp__s__run_command", "mcp__k__kubectl", "local_shell", "shell", "Glob", "put", "WebFetch"} {
+		for _, name := range []string{"mcp__s__run_command", "mcp__k__kubectl", "local_shell", "shell", "Glob", "put", "WebFetch",
+			"use_mcp_tool", "mcp_gh_merge_pull_request", "MCP:kubectl_get", "mcp__py__run_python", "mcp__tmux__send_keys", "gh__push_files"} {
 			f.Add(name, s)
 		}
 	}
