@@ -37,13 +37,37 @@ func (m *Matcher) ToolVerbs(name string, out []Effect) []Effect {
 		if !ok {
 			continue
 		}
-		return append(out, Effect{
+		e := Effect{
 			Effect: v.Effect, Target: cmpOr(v.Target, name), Program: name, Command: -1,
 			Source:     Source{Kind: "tool-verb", Row: name, Verb: w},
 			Confidence: v.Confidence, Approvable: v.Approvable,
-		})
+		}
+		if e.Effect == StoreDestroy && e.Confidence == Low {
+			// delete_issue is everyday; delete_database is not: a weak
+			// destroying verb on a store's own noun is a strong one.
+			for _, n := range words {
+				if storeNouns[n] {
+					e.Confidence, e.Target = Medium, n
+					break
+				}
+			}
+		}
+		return append(out, e)
 	}
 	return out
+}
+
+// storeNouns are the words of a tool's name that name a store of data or
+// a whole deployment, whose deletion cannot be undone from here.
+var storeNouns = map[string]bool{
+	"database": true, "databases": true, "db": true, "table": true, "tables": true, "collection": true,
+	"collections": true, "bucket": true, "buckets": true, "cluster": true, "instance": true, "instances": true,
+	"stack": true, "project": true, "repository": true, "repo": true, "namespace": true, "volume": true,
+	"volumes": true, "environment": true, "app": true, "application": true, "zone": true, "index": true,
+	"schema": true, "keyspace": true, "topic": true, "queue": true, "vault": true, "vpc": true,
+	"snapshot": true, "backup": true, "backups": true, "service": true, "function": true,
+	"deployment": true, "site": true, "account": true, "organization": true, "workspace": true,
+	"dataset": true, "warehouse": true, "keys": true, "documents": true, "records": true, "rows": true,
 }
 
 // nameWords splits a tool name into lower-case words at _, -, ., spaces

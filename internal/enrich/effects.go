@@ -101,7 +101,15 @@ func (en *enricher) effects(m *effects.Matcher, fam, toolName string, input ast.
 		if !m.KnownTool(toolName) {
 			// A tool nobody listed: the words of its name speak, as an
 			// unknown CLI's subcommands do (drop_collection, deploy_site).
+			n := len(out)
 			out = m.ToolVerbs(toolName, out)
+			for i := n; i < len(out); i++ {
+				if out[i].Effect == effects.StoreDestroy && out[i].Confidence == effects.Low && emptyCondition(input) {
+					// delete_many with filter {}: every record, like a
+					// DELETE without WHERE.
+					out[i].Confidence, out[i].Target = effects.Medium, "every record"
+				}
+			}
 		}
 	}
 	if fam == FamilyFileWrite || fam == FamilyFileEdit {
@@ -132,6 +140,20 @@ func (en *enricher) effects(m *effects.Matcher, fam, toolName string, input ast.
 		terms[i] = effectTerm(&out[i])
 	}
 	return ast.ArrayTerm(terms...), effectIndex(out)
+}
+
+// conditionFields name the condition a store tool deletes by.
+var conditionFields = []string{"filter", "query", "where", "selector", "match", "conditions"}
+
+// emptyCondition reports whether a tool's input gives an empty condition
+// object ({"filter": {}}), which matches every record.
+func emptyCondition(input ast.Object) bool {
+	for _, k := range conditionFields {
+		if o, ok := field(input, k).(ast.Object); ok && o.Len() == 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // userConfigEffect is the config.change of writing a user configuration

@@ -51,6 +51,15 @@ func TestEffectsPart(t *testing.T) {
 			name: "mcp tool verb", tool: "mcp__mongo__drop-collection", input: `{"collection": "users"}`,
 			want: `[{"effect": "store.destroy", "target": "drop-collection", "program": "drop-collection", "command": -1, "source": {"kind": "tool-verb", "row": "drop-collection", "verb": "drop"}, "confidence": "medium", "approvable": false}]`,
 		},
+		{
+			// A weak verb with an empty condition deletes every record.
+			name: "mcp delete with an empty filter", tool: "mcp__mongo__delete-many", input: `{"collection": "sessions", "filter": {}}`,
+			want: `[{"effect": "store.destroy", "target": "every record", "program": "delete-many", "command": -1, "source": {"kind": "tool-verb", "row": "delete-many", "verb": "delete"}, "confidence": "medium", "approvable": false}]`,
+		},
+		{
+			name: "mcp delete with a filter", tool: "mcp__mongo__delete-many", input: `{"collection": "sessions", "filter": {"user": "x"}}`,
+			want: `[{"effect": "store.destroy", "target": "delete-many", "program": "delete-many", "command": -1, "source": {"kind": "tool-verb", "row": "delete-many", "verb": "delete"}, "confidence": "low", "approvable": false}]`,
+		},
 		{name: "mcp tool read verb", tool: "mcp__vercel__list_deployments", input: `{"projectId": "p"}`, want: `[]`},
 		{
 			// A kubectl_VERB tool is its kubectl command, with the

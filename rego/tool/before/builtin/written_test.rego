@@ -137,7 +137,14 @@ test_mcp_tool_verb_denied if {
 	denies(tool("mcp__netlify__deploy_site", {"siteId": "x"}), "dev.ahp-opa.effect.publish")
 }
 
+test_mcp_tool_verb_strong_nouns_denied if {
+	denies(tool("mcp__azure__delete_resource_group_database", {"name": "prod"}), "dev.ahp-opa.effect.store-destroy")
+	denies(tool("mcp__mongodb__delete-many", {"database": "prod", "collection": "sessions", "filter": {}}), "dev.ahp-opa.effect.store-destroy")
+}
+
 test_mcp_tool_verb_lookalikes_allowed if {
+	lookalike_allowed(tool("mcp__todoist__delete_task", {"id": "1"}), "dev.ahp-opa.effect.store-destroy")
+	lookalike_allowed(tool("mcp__mongodb__delete-many", {"database": "dev", "collection": "sessions", "filter": {"expired": true}}), "dev.ahp-opa.effect.store-destroy")
 	lookalike_allowed(tool("mcp__vercel__list_deployments", {"projectId": "x"}), "dev.ahp-opa.effect.publish")
 	lookalike_allowed(tool("mcp__memory__delete_entities", {"entityNames": ["a"]}), "dev.ahp-opa.effect.store-destroy")
 	lookalike_allowed(tool("mcp__mongodb__find", {"database": "prod", "collection": "users"}), "dev.ahp-opa.effect.store-destroy")
