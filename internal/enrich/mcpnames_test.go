@@ -343,3 +343,24 @@ func TestCodeRunTools(t *testing.T) {
 		})
 	}
 }
+
+// TestSendingTools: a tool that uploads or attaches the file it names
+// reads it.
+func TestSendingTools(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		tool   string
+		input  map[string]any
+		family string
+	}{
+		{"mcp__slack__upload_file", map[string]any{"file_path": "/home/dev/.aws/credentials", "channels": "C1"}, "file_read"},
+		{"mcp__s3__putObject", map[string]any{"bucket": "b", "path": "/home/dev/x"}, "file_read"},
+		{"put", map[string]any{"target": "/etc/hosts", "content": "x"}, "file_write"},
+		{"mcp__slack__send_message", map[string]any{"channel": "C1", "text": "hi"}, "mcp"},
+	} {
+		tool := ahpOf(t, testkit.ToolEvent(map[string]any{"name": tt.tool, "input": tt.input}))["tool"].(map[string]any)
+		if tool["family"] != tt.family {
+			t.Errorf("%s: family %v, want %s", tt.tool, tool["family"], tt.family)
+		}
+	}
+}

@@ -523,6 +523,15 @@ func actingFamily(fam, name, mcpName string, input ast.Object) string {
 	if (fam == FamilyMCP || fam == FamilyOther) && codeRun(name, input) != nil {
 		return FamilyShell // python3 -c CODE (coderun.go)
 	}
+	if (fam == FamilyMCP || fam == FamilyOther) && nameHas(name, sendingWords) {
+		_, hasPath := hasRole(input, pathRoleKeys)
+		if _, hasContent := hasRole(input, contentRoleKeys); hasPath && !hasContent {
+			// upload_file, attach_file, send_file: the file is read, and
+			// goes wherever the tool sends it. Given text, the tool
+			// writes it instead (put {target, content}).
+			return FamilyFileRead
+		}
+	}
 	if fam != FamilyMCP && fam != FamilyOther {
 		return ""
 	}
@@ -566,12 +575,22 @@ func actingFamily(fam, name, mcpName string, input ast.Object) string {
 var changingWords = map[string]bool{
 	"write": true, "save": true, "create": true, "edit": true, "delete": true, "remove": true,
 	"rm": true, "unlink": true, "move": true, "rename": true, "append": true, "patch": true,
-	"replace": true, "overwrite": true, "put": true, "upload": true, "modify": true, "update": true,
+	"replace": true, "overwrite": true, "modify": true, "update": true,
+}
+
+// sendingWords are words of a tool's name that say it sends the file it
+// names somewhere.
+var sendingWords = map[string]bool{
+	"upload": true, "attach": true, "send": true, "share": true, "put": true, "post": true,
 }
 
 // changesByName reports whether a word of a tool's name (split at _, -,
 // . and case changes) says it changes files.
-func changesByName(name string) bool {
+func changesByName(name string) bool { return nameHas(name, changingWords) }
+
+// nameHas reports whether a word of a tool's name (split at _, -, ., a
+// space and case changes) is in words.
+func nameHas(name string, words map[string]bool) bool {
 	start := 0
 	for i := 0; i <= len(name); i++ {
 		end := i == len(name)
@@ -583,14 +602,14 @@ func changesByName(name string) bool {
 				continue
 			}
 			if camel {
-				if changingWords[strings.ToLower(name[start:i])] {
+				if words[strings.ToLower(name[start:i])] {
 					return true
 				}
 				start = i
 				continue
 			}
 		}
-		if changingWords[strings.ToLower(name[start:i])] {
+		if words[strings.ToLower(name[start:i])] {
 			return true
 		}
 		start = i + 1
