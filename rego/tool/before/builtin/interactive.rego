@@ -32,6 +32,7 @@ violation contains {
 	some i, cmd in input.ahp.shell.commands
 	_opens_session(cmd)
 	not _session_fed(i, cmd)
+	not _prints_and_exits(cmd)
 	not config.interactive_sessions_allowed
 }
 
@@ -49,6 +50,26 @@ _session_fed(_, cmd) if count(object.get(cmd, "inputs", [])) > 0
 _session_fed(_, cmd) if {
 	some r in cmd.redirects
 	r.op in {"<", "<<", "<<-", "<<<", "<>"}
+}
+
+# Asked for its version or usage, a program prints it and ends: no later
+# input is read. Only spellings that mean that for the programs named
+# (bash -v is verbose mode, not the version).
+_prints_and_exits(cmd) if {
+	some a in cmd.args
+	a in {"--version", "--help", "-version", "-help"}
+}
+
+_prints_and_exits(cmd) if {
+	startswith(cmd.name, "python")
+	some a in cmd.args
+	a in {"-V", "-VV", "-h"}
+}
+
+_prints_and_exits(cmd) if {
+	cmd.name in {"node", "deno", "bun", "php"}
+	some a in cmd.args
+	a in {"-v", "-h"}
 }
 
 _opens_session(cmd) if {

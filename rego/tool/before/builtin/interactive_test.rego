@@ -13,6 +13,8 @@ test_interactive_session_denied if {
 	}
 	denied_only(tool("exec_command", {"cmd": "bash", "tty": true}), "dev.ahp-opa.exec.interactive-session")
 	denied_only(tool("launch-process", {"command": "python3", "wait": false}), "dev.ahp-opa.exec.interactive-session")
+	# bash -v is verbose mode, not the version: the shell still waits for input.
+	denies(codex_bash("bash -v"), "dev.ahp-opa.exec.interactive-session")
 }
 
 test_interactive_session_evasions_denied if {
@@ -23,7 +25,7 @@ test_interactive_session_evasions_denied if {
 }
 
 test_interactive_session_lookalikes_allowed if {
-	every c in ["bash -c 'make test'", "bash scripts/ci.sh", "python3 -m pytest", "python3 app.py", "node server.js", "psql -c 'select 1' app", "ssh prod-bastion uptime", "echo 'print(1)' | python3", "python3 < script.py", "sqlite3 app.db '.tables'", "docker exec web ls"] {
+	every c in ["bash -c 'make test'", "bash scripts/ci.sh", "python3 -m pytest", "python3 app.py", "node server.js", "psql -c 'select 1' app", "ssh prod-bastion uptime", "echo 'print(1)' | python3", "python3 < script.py", "sqlite3 app.db '.tables'", "docker exec web ls", "python3 --version", "python3 -V", "bash --version", "node -v", "psql --version", "php -h"] {
 		lookalike_allowed(codex_bash(c), "dev.ahp-opa.exec.interactive-session")
 	}
 	# Claude's Bash has no way to type into it later: bash with no script

@@ -43,8 +43,13 @@ _credential_dir_reads contains concat(" ", [_reader, p.raw]) if {
 	not config.path_excepted(p)
 }
 
-# Tools that list the names in one directory, never the contents.
-_lists_names if lower(input.ahp.tool.name) in {"ls", "list_directory", "list_dir", "list_files", "list_allowed_directories"}
+# Tools that list the names in one directory, never the contents, by
+# their own name or, for an MCP server's tool, by the tool part of it.
+_name_listers := {"ls", "list_directory", "list_dir", "list_files", "list_allowed_directories"}
+
+_lists_names if lower(input.ahp.tool.name) in _name_listers
+
+_lists_names if lower(input.ahp.tool.mcp.tool) in _name_listers
 
 _reader := input.ahp.tool.name if input.ahp.tool.family != "shell"
 

@@ -85,5 +85,6 @@ test_credential_sweep_lookalikes_allowed if {
 	lookalike_allowed(tool("Grep", {"pattern": "token"}), "dev.ahp-opa.secrets.credential-dir")
 	lookalike_allowed(tool("LS", {"path": "/home/dev"}), "dev.ahp-opa.secrets.credential-dir")
 	lookalike_allowed(agent_tool("gemini-cli", "list_directory", {"dir_path": "/home/dev/.aws"}), "dev.ahp-opa.secrets.credential-dir")
+	lookalike_allowed(tool("mcp__filesystem__list_directory", {"path": "/home/dev/.ssh"}), "dev.ahp-opa.secrets.credential-dir")
 	lookalike_allowed(agent_tool("copilot", "grep", {"pattern": "func", "path": "/home/dev/repo"}), "dev.ahp-opa.secrets.credential-dir")
 }
