@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ahp-opa/ahp-opa/bundles"
 	"github.com/ahp-opa/ahp-opa/internal/enrich"
@@ -16,7 +17,9 @@ func benchEngine(b *testing.B) *Engine {
 	if err != nil {
 		b.Fatal(err)
 	}
-	e := New(Options{Home: "/home/dev"})
+	// A deadline far away: a stall on a loaded machine must not fail the
+	// benchmark.
+	e := New(Options{Home: "/home/dev", EvalTimeout: time.Minute})
 	if err := e.Load(context.Background(), p); err != nil {
 		b.Fatal(err)
 	}
