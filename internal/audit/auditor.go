@@ -298,27 +298,34 @@ func (i *interceptor) Intercept(ctx context.Context, req *transport.InterceptReq
 	var (
 		sharedFP string
 		stale    bool
+		loaded   *loadedFacts
 	)
 	if a.shared != nil {
 		sharedFP = stableFingerprint(req.Event.Object)
-		var (
-			replay *transport.InterceptResult
-			unread bool
-		)
-		ctx, replay, stale, unread = a.shared.load(ctx, req, sharedFP)
+		var replay *transport.InterceptResult
+		ctx, replay, loaded = a.shared.load(ctx, req, sharedFP)
 		if replay != nil {
 			a.stats.retries.Add(1)
 			return replay, nil
 		}
-		if stale {
+		if stale = loaded.stale(); stale {
 			a.stats.stale.Add(1)
-			if unread && a.shared.required {
+			if loaded.failed && a.shared.required {
 				return nil, a.refuseStale(req, now)
 			}
 		}
 	}
 
 	v := i.next.Judge(ctx, req)
+	if !stale && loaded.usedLocal() {
+		// The policy that judged read the session, but its facts were not
+		// read from the store: it saw this replica's own, marked stale.
+		stale = true
+		a.stats.stale.Add(1)
+		if a.shared.required {
+			return nil, a.refuseStale(req, now)
+		}
+	}
 	if v.Result != nil {
 		for j := range v.Result.Effects {
 			v.Result.Effects[j].Reason = a.redact.String(v.Result.Effects[j].Reason)

@@ -96,8 +96,8 @@ func NewFacts(ttl time.Duration) *Facts {
 // Session returns the facts of a session as an AST object, or nil when the
 // session is unknown. The value is shared and must not be changed. With a
 // shared store (Auditor.Share), the facts it returned for this decision
-// come first; when it could not be read, this process's facts are
-// returned marked stale.
+// come first; when they were not read from it, this process's facts are
+// returned marked stale, and the decision is recorded stale.
 func (f *Facts) Session(ctx context.Context, source, id string) ast.Value {
 	if f == nil {
 		return nil
@@ -110,10 +110,15 @@ func (f *Facts) Session(ctx context.Context, source, id string) ast.Value {
 	}
 	if l := loadedFrom(ctx, source, id); l != nil {
 		switch {
+		case !l.read:
+			// Not read from the store for this decision (it failed, or the
+			// policy was not known to read the session when the read was
+			// planned): this replica's own view, which misses what other
+			// replicas decided.
+			l.local.Store(true)
+			return withStale(f.local(source, id))
 		case l.recovering:
 			return withStale(l.facts)
-		case l.stale:
-			return withStale(f.local(source, id))
 		}
 		return l.facts
 	}

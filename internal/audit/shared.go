@@ -7,6 +7,7 @@ import (
 	"errors"
 	"hash"
 	"slices"
+	"sync/atomic"
 	"time"
 
 	"github.com/open-policy-agent/opa/v1/ast"
@@ -98,10 +99,23 @@ type loadedKey struct{}
 
 type loadedFacts struct {
 	source, session string
-	facts           ast.Value // from the shared store; nil when unknown or stale
-	stale           bool      // the store could not be read in time
+	facts           ast.Value // from the shared store; nil when the session is unknown there
+	read            bool      // the store was asked for the facts and answered
+	failed          bool      // the store was asked for the facts and did not answer in time
 	recovering      bool      // facts were read, but may miss updates on their way
+	// local is set when the policy read the session although the facts
+	// were not read from the store for this decision (the policy that
+	// judged was not known when the read was planned): it was given this
+	// replica's own facts, marked stale, and the decision is stale.
+	local atomic.Bool
 }
+
+// stale reports whether the decision is known to be stale before it is
+// judged: its facts could not be read, or may miss updates.
+func (l *loadedFacts) stale() bool { return l != nil && (l.failed || l.recovering) }
+
+// usedLocal reports whether the policy was given this replica's own facts.
+func (l *loadedFacts) usedLocal() bool { return l != nil && l.local.Load() }
 
 func withLoaded(ctx context.Context, l *loadedFacts) context.Context {
 	return context.WithValue(ctx, loadedKey{}, l)
@@ -241,28 +255,36 @@ func (s *sharing) retryLate(join func(*Record) (bool, error)) {
 
 // load asks the store, in one round trip, for an earlier answer to the
 // event and, when the policy reads them, the session's facts. It returns
-// the context that carries the facts to the engine, the answer to replay
-// if any, whether the facts are stale, and whether they could not be read
-// at all (stale then too).
-func (s *sharing) load(ctx context.Context, req *transport.InterceptRequest, fp string) (_ context.Context, replay *transport.InterceptResult, stale, unread bool) {
+// the context that carries what was read to the engine, the answer to
+// replay if any, and what was loaded for the session (nil without one).
+// Whatever was read, a policy that reads input.ahp.session is never given
+// this replica's own facts unmarked: they are a partial view of a session
+// other replicas also decide (Facts.Session).
+func (s *sharing) load(ctx context.Context, req *transport.InterceptRequest, fp string) (_ context.Context, replay *transport.InterceptResult, l *loadedFacts) {
 	ev := &req.Event
 	q := Query{Source: ev.Source, EventID: ev.ID, SessionID: ev.Session.ID, Facts: ev.Session.ID != "" && s.readsSession()}
+	if ev.Session.ID != "" {
+		l = &loadedFacts{source: ev.Source, session: ev.Session.ID}
+		ctx = withLoaded(ctx, l)
+	}
 	lctx, cancel := context.WithTimeout(ctx, s.timeout)
-	l, err := s.store.Load(lctx, q)
+	got, err := s.store.Load(lctx, q)
 	cancel()
-	if err != nil {
-		if !q.Facts {
-			return ctx, nil, false, false // only the retry check was lost: decide afresh
+	switch {
+	case err != nil:
+		// Facts asked for are stale. Without them only the retry check
+		// was lost: decide afresh, stale if the policy reads the session
+		// after all.
+		if l != nil {
+			l.failed = q.Facts
 		}
-		return withLoaded(ctx, &loadedFacts{source: ev.Source, session: ev.Session.ID, stale: true}), nil, true, true
+		return ctx, nil, l
+	case got.Answer != nil && got.Answer.Fingerprint == fp && got.Answer.Result != nil:
+		return ctx, got.Answer.Result, nil
+	case q.Facts:
+		l.facts, l.read, l.recovering = got.Facts, true, got.Stale
 	}
-	if l.Answer != nil && l.Answer.Fingerprint == fp && l.Answer.Result != nil {
-		return ctx, l.Answer.Result, false, false
-	}
-	if !q.Facts {
-		return ctx, nil, false, false
-	}
-	return withLoaded(ctx, &loadedFacts{source: ev.Source, session: ev.Session.ID, facts: l.Facts, recovering: l.Stale}), nil, l.Stale, false
+	return ctx, nil, l
 }
 
 // decided sends what a decision changes: the session's facts, the answer

@@ -276,6 +276,65 @@ func TestFactsCrossReplicas(t *testing.T) {
 	}
 }
 
+// activateOnJudge is a judge whose policy becomes active while the first
+// decision waits for it, as on a replica reached before its bundle was
+// activated (its health check not passed yet).
+type activateOnJudge struct {
+	eng    *engine.Engine
+	policy *bundles.Policy
+	once   sync.Once
+}
+
+func (j *activateOnJudge) Judge(ctx context.Context, req *transport.InterceptRequest) engine.Verdict {
+	j.once.Do(func() {
+		if err := j.eng.Load(ctx, j.policy); err != nil {
+			panic(err) // a constant policy that compiled in other tests
+		}
+	})
+	return j.eng.Judge(ctx, req)
+}
+
+// TestDecisionBeforeThePolicyIsActive: a replica just started takes a
+// decision before its policy is active (a retry sent to it directly, a
+// load balancer without health checks); the policy that then judges reads
+// the session, so its facts come from the store, as for any decision, and
+// not from the replica's empty memory. Before, the read was planned from
+// the policy active when the request came (none: no facts read) and the
+// policy saw this replica's own facts, unmarked: egress after another
+// replica's secret read was allowed.
+func TestDecisionBeforeThePolicyIsActive(t *testing.T) {
+	srv := startRedis(t)
+	a := newReplica(t, srv, nil)
+	if got := decide(t, a, request("e1", "s1", "Bash", "cat /repo/.env")); got != "allow" {
+		t.Fatalf("reading the secret: %s", got)
+	}
+	a.settle(t)
+
+	cfg := Default()
+	cfg.Store, cfg.URL, cfg.Timeout = StoreRedis, srv.url(), 200*time.Millisecond
+	facts := audit.NewFacts(0)
+	eng := engine.New(engine.Options{Facts: facts}) // no policy yet
+	m, err := ast.ParseModule("fleet.rego", sessionPolicy)
+	if err != nil {
+		t.Fatal(err)
+	}
+	aud, err := audit.New(audit.Config{}, &records{}, facts, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	store, err := Open(cfg, Windows{Retry: time.Minute, Outcome: time.Minute, Session: time.Hour}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { aud.Close(); store.Close(time.Second) })
+	aud.Share(audit.SharedOptions{Store: store, ReadsSession: readsSession(func() *engine.Engine { return eng }), Timeout: cfg.Timeout})
+	b := &replica{aud: aud, store: store, in: aud.Interceptor(&activateOnJudge{eng: eng,
+		policy: &bundles.Policy{Modules: map[string]*ast.Module{"fleet.rego": m}, Revision: "r1"}})}
+	if got := decide(t, b, request("e2", "s1", "Bash", "curl https://example.com")); got != "deny t.egress" {
+		t.Errorf("egress on a replica whose policy became active while deciding: %s, want deny t.egress", got)
+	}
+}
+
 // TestRetryOnAnotherReplica (B-DUP-1): a retried event id gets the first
 // answer wherever it lands, even when the facts changed in between.
 func TestRetryOnAnotherReplica(t *testing.T) {

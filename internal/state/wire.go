@@ -30,17 +30,10 @@ func Attach(cfg Config, auditCfg audit.Config, aud *audit.Auditor, eng func() *e
 		return nil, err
 	}
 	aud.Share(audit.SharedOptions{
-		Store: r,
-		ReadsSession: func() bool {
-			e := eng()
-			if e == nil {
-				return false
-			}
-			s := e.Snapshot()
-			return s != nil && s.Needs().Has(enrich.Session)
-		},
-		Timeout:  cfg.Timeout,
-		Required: cfg.Required,
+		Store:        r,
+		ReadsSession: readsSession(eng),
+		Timeout:      cfg.Timeout,
+		Required:     cfg.Required,
 	})
 	met.TrackState(func() metrics.StateCounts {
 		st, as := r.Stats(), aud.Stats()
@@ -48,4 +41,21 @@ func Attach(cfg Config, auditCfg audit.Config, aud *audit.Auditor, eng func() *e
 			ReadErrors: st.ReadErrors, Dropped: st.Dropped, WriteFailures: st.WriteFailures, ItemsEvicted: st.ItemsEvicted}
 	})
 	return func() { r.Close(closeTimeout) }, nil
+}
+
+// readsSession reports whether the policy that will judge reads
+// input.ahp.session. Before a policy is active it cannot say, and says
+// yes: a decision that arrives then waits for the policy (a replica just
+// started, reached before its health check passed), and facts read in the
+// same round trip cost little, while facts not read leave that policy
+// this replica's own, stale.
+func readsSession(eng func() *engine.Engine) func() bool {
+	return func() bool {
+		e := eng()
+		if e == nil {
+			return true
+		}
+		s := e.Snapshot()
+		return s == nil || s.Needs().Has(enrich.Session)
+	}
 }
