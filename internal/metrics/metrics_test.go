@@ -150,6 +150,28 @@ func TestTrackAudit(t *testing.T) {
 	)
 }
 
+// TestTrackState: a shared store's state is exported as read at scrape
+// time, the behind flag as a 0/1 gauge beside state_up.
+func TestTrackState(t *testing.T) {
+	m := New()
+	counts := StateCounts{Up: true, StaleDecisions: 5, Refused: 1, ReadErrors: 2, Dropped: 3, WriteFailures: 4,
+		ItemsEvicted: 6, Behind: true, BehindReads: 7}
+	m.TrackState(func() StateCounts { return counts })
+	wantLines(t, scrape(t, m),
+		`ahp_opa_state_up 1`,
+		`ahp_opa_state_behind 1`,
+		`ahp_opa_state_behind_reads_total 7`,
+		`ahp_opa_state_stale_decisions_total 5`,
+		`ahp_opa_state_refused_total 1`,
+		`ahp_opa_state_read_errors_total 2`,
+		`ahp_opa_state_updates_dropped_total 3`,
+		`ahp_opa_state_write_failures_total 4`,
+		`ahp_opa_state_items_evicted_total 6`,
+	)
+	counts.Up, counts.Behind = false, false
+	wantLines(t, scrape(t, m), `ahp_opa_state_up 0`, `ahp_opa_state_behind 0`)
+}
+
 // TestZeroSeries: every outcome is exported from the first scrape, so
 // that rates and alerts work before anything happened.
 func TestZeroSeries(t *testing.T) {

@@ -12,10 +12,12 @@ type StateCounts struct {
 	Dropped        uint64 // updates dropped on a full write queue
 	WriteFailures  uint64 // updates the store refused, or lost at shutdown
 	ItemsEvicted   uint64 // fact entries and ids pushed out by the bounds
+	Behind         bool   // this replica holds updates the store lacks (its outage backlog)
+	BehindReads    uint64 // facts reads marked stale while a replica was behind
 }
 
 // TrackState exports a shared store's state, read at scrape time:
-// state_up and the state_*_total counters.
+// state_up, state_behind and the state_*_total counters.
 func (m *Metrics) TrackState(f func() StateCounts) {
 	if m == nil || f == nil {
 		return
@@ -24,16 +26,23 @@ func (m *Metrics) TrackState(f func() StateCounts) {
 		return prometheus.NewCounterFunc(prometheus.CounterOpts{Namespace: namespace, Name: name, Help: help},
 			func() float64 { return float64(pick(f())) })
 	}
-	m.reg.MustRegister(
-		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Namespace: namespace, Name: "state_up",
-			Help: "1 while the shared session state store answers, else 0."},
+	flag := func(name, help string, pick func(StateCounts) bool) prometheus.Collector {
+		return prometheus.NewGaugeFunc(prometheus.GaugeOpts{Namespace: namespace, Name: name, Help: help},
 			func() float64 {
-				if f().Up {
+				if pick(f()) {
 					return 1
 				}
 				return 0
-			}),
-		counter("state_stale_decisions_total", "Decisions made with this replica's own session facts because the shared store could not be read in time.",
+			})
+	}
+	m.reg.MustRegister(
+		flag("state_up", "1 while the shared session state store answers, else 0.",
+			func(c StateCounts) bool { return c.Up }),
+		flag("state_behind", "1 while this replica holds session state updates the shared store lacks (queued while it was away, not all written yet), else 0; meanwhile every replica reads facts as stale.",
+			func(c StateCounts) bool { return c.Behind }),
+		counter("state_behind_reads_total", "Session facts reads marked stale because a replica (this one or another) was still writing updates it queued while the shared store was away.",
+			func(c StateCounts) uint64 { return c.BehindReads }),
+		counter("state_stale_decisions_total", "Decisions whose session facts were stale: the shared store could not be read in time, a replica was still writing its backlog, or the facts were not read for the policy that judged.",
 			func(c StateCounts) uint64 { return c.StaleDecisions }),
 		counter("state_refused_total", "Decisions answered -32003 because the shared store could not be read and state.required is set.",
 			func(c StateCounts) uint64 { return c.Refused }),

@@ -45,6 +45,10 @@ type Stats struct {
 	WriteFailures uint64 // updates the server refused (not retried)
 	ReadErrors    uint64 // decision reads that failed or timed out
 	ItemsEvicted  uint64 // fact entries and ids pushed out by the bounds
+	// BehindReads are facts reads marked stale because a replica of the
+	// fleet, this one included, was still writing updates it queued while
+	// the store was away (the behind set).
+	BehindReads uint64
 }
 
 // Redis is the shared store on a Redis (or Valkey) server. Reads on the
@@ -74,8 +78,8 @@ type Redis struct {
 	watchD     chan struct{}  // closed when watch returns
 	once       sync.Once
 
-	dropped, writeFailures, readErrors, evicted atomic.Uint64
-	problem                                     atomic.Pointer[string]
+	dropped, writeFailures, readErrors, evicted, behindReads atomic.Uint64
+	problem                                                  atomic.Pointer[string]
 	// failedAt is when the server last failed (unix ns): for recoveryGrace
 	// after it, facts read may miss updates replicas are still writing.
 	failedAt atomic.Int64
@@ -263,8 +267,13 @@ func (r *Redis) Health() string {
 // Stats returns the counters.
 func (r *Redis) Stats() Stats {
 	return Stats{Dropped: r.dropped.Load(), WriteFailures: r.writeFailures.Load(),
-		ReadErrors: r.readErrors.Load(), ItemsEvicted: r.evicted.Load()}
+		ReadErrors: r.readErrors.Load(), ItemsEvicted: r.evicted.Load(), BehindReads: r.behindReads.Load()}
 }
+
+// Behind reports whether this replica holds updates the store lacks: a
+// write failed, and what was queued until the store came back is not all
+// written yet. Meanwhile every replica reads facts as stale.
+func (r *Redis) Behind() bool { return r.behind.Load() }
 
 // Close writes what is queued, waiting at most timeout for a server that
 // does not answer, and disconnects.
@@ -377,8 +386,13 @@ func (r *Redis) Load(ctx context.Context, q audit.Query) (audit.Loaded, error) {
 			return audit.Loaded{}, err
 		}
 	}
-	l.Stale = q.Facts && (othersBehind || r.behind.Load() ||
-		time.Since(time.Unix(0, r.failedAt.Load())) < recoveryGrace)
+	if q.Facts {
+		behind := othersBehind || r.behind.Load()
+		if behind {
+			r.behindReads.Add(1)
+		}
+		l.Stale = behind || time.Since(time.Unix(0, r.failedAt.Load())) < recoveryGrace
+	}
 	return l, nil
 }
 

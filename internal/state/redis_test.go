@@ -729,11 +729,22 @@ func TestStaleWhileAnotherReplicaIsBehind(t *testing.T) {
 	if !stale(b) || !stale(a) {
 		t.Fatalf("while a is behind: stale on b %v, on a %v; want both", stale(b), stale(a))
 	}
+	// What the metrics show: a is behind (ahp_opa_state_behind), b is
+	// not, and each counted its stale read (ahp_opa_state_behind_reads_total).
+	if !a.Behind() || b.Behind() {
+		t.Errorf("Behind: a %v, b %v; want true and false", a.Behind(), b.Behind())
+	}
+	if ra, rb := a.Stats().BehindReads, b.Stats().BehindReads; ra != 1 || rb != 1 {
+		t.Errorf("behind reads counted: a %d, b %d; want 1 and 1", ra, rb)
+	}
 	// Once a's backlog is written with no failure meanwhile, the mark
 	// goes and b reads fresh facts.
 	a.drainThenClear(a.failGen.Load())
 	if stale(b) || a.behind.Load() {
 		t.Fatalf("after a drained: stale on b %v, a still behind %v", stale(b), a.behind.Load())
+	}
+	if a.Behind() || b.Stats().BehindReads != 1 {
+		t.Errorf("after a drained: a behind %v, b's behind reads %d; want false and still 1", a.Behind(), b.Stats().BehindReads)
 	}
 	// A write that failed during the drain voids it: the mark stays.
 	a.behind.Store(true)

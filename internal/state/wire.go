@@ -38,7 +38,8 @@ func Attach(cfg Config, auditCfg audit.Config, aud *audit.Auditor, eng func() *e
 	met.TrackState(func() metrics.StateCounts {
 		st, as := r.Stats(), aud.Stats()
 		return metrics.StateCounts{Up: r.Health() == "", StaleDecisions: as.StaleDecisions, Refused: as.SharedRefused,
-			ReadErrors: st.ReadErrors, Dropped: st.Dropped, WriteFailures: st.WriteFailures, ItemsEvicted: st.ItemsEvicted}
+			ReadErrors: st.ReadErrors, Dropped: st.Dropped, WriteFailures: st.WriteFailures, ItemsEvicted: st.ItemsEvicted,
+			Behind: r.Behind(), BehindReads: st.BehindReads}
 	})
 	return func() { r.Close(closeTimeout) }, nil
 }
