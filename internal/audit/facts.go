@@ -3,6 +3,7 @@ package audit
 import (
 	"context"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -245,10 +246,8 @@ func (s *session) count(callID string, c Call, now time.Time) (evicted uint64) {
 	}
 	s.calls[family]++
 	var n uint64
-	s.recent, n = appendBounded(s.recent, maxFactItems, ast.ObjectTerm(
-		ast.Item(ast.InternedTerm("family"), ast.StringTerm(family)),
-		ast.Item(ast.InternedTerm("time_ns"), ast.IntNumberTerm(int(now.UnixNano()))),
-	))
+	s.recent, n = appendBounded(s.recent, maxFactItems,
+		RecentCall(family, ast.Number(strconv.FormatInt(now.UnixNano(), 10))))
 	evicted += n
 	for _, p := range c.Reads {
 		s.reads, n = addString(s.reads, p)
@@ -311,21 +310,47 @@ func (f *Facts) expire(now time.Time) {
 
 // toValue builds the documented input.ahp.session object.
 func (s *session) toValue() ast.Value {
+	return (&SessionSummary{Calls: s.calls, Denied: s.denied, Reads: s.reads, Hosts: s.hosts,
+		Secrets: s.secrets, Recent: s.recent}).Value()
+}
+
+// SessionSummary is what a store keeps of a session, the parts
+// input.ahp.session is built from. Every store builds the object with
+// Value, so that a policy sees one shape whichever store holds the
+// session (this process's memory, or the fleet's shared store).
+type SessionSummary struct {
+	Calls                 map[string]int // allowed or executed calls by family
+	Denied                int
+	Reads, Hosts, Secrets []*ast.Term // strings
+	Recent                []*ast.Term // RecentCall entries, oldest first
+}
+
+// RecentCall is one entry of input.ahp.session.recent.
+func RecentCall(family string, timeNS ast.Number) *ast.Term {
+	return ast.ObjectTerm(
+		ast.Item(ast.InternedTerm("family"), ast.StringTerm(family)),
+		ast.Item(ast.InternedTerm("time_ns"), ast.NewTerm(timeNS)),
+	)
+}
+
+// Value builds the documented input.ahp.session object. It shares the
+// terms of the lists, not the slices.
+func (s *SessionSummary) Value() ast.Value {
 	calls := ast.NewObject()
 	total := 0
-	for fam, n := range s.calls {
+	for fam, n := range s.Calls { // an object's keys are ordered by the object, not by insertion
 		calls.Insert(ast.StringTerm(fam), ast.IntNumberTerm(n))
 		total += n
 	}
 	return ast.NewObject(
 		ast.Item(ast.InternedTerm("calls"), ast.NewTerm(calls)),
 		ast.Item(ast.InternedTerm("total_calls"), ast.IntNumberTerm(total)),
-		ast.Item(ast.InternedTerm("denied"), ast.IntNumberTerm(s.denied)),
-		ast.Item(ast.InternedTerm("files_read"), termArray(s.reads)),
-		ast.Item(ast.InternedTerm("hosts_fetched"), termArray(s.hosts)),
-		ast.Item(ast.InternedTerm("secrets_touched"), ast.BooleanTerm(len(s.secrets) > 0)),
-		ast.Item(ast.InternedTerm("secret_paths"), termArray(s.secrets)),
-		ast.Item(ast.InternedTerm("recent"), termArray(s.recent)),
+		ast.Item(ast.InternedTerm("denied"), ast.IntNumberTerm(s.Denied)),
+		ast.Item(ast.InternedTerm("files_read"), termArray(s.Reads)),
+		ast.Item(ast.InternedTerm("hosts_fetched"), termArray(s.Hosts)),
+		ast.Item(ast.InternedTerm("secrets_touched"), ast.BooleanTerm(len(s.Secrets) > 0)),
+		ast.Item(ast.InternedTerm("secret_paths"), termArray(s.Secrets)),
+		ast.Item(ast.InternedTerm("recent"), termArray(s.Recent)),
 	)
 }
 

@@ -135,7 +135,7 @@ func loadedFrom(ctx context.Context, source, session string) *loadedFacts {
 func withStale(facts ast.Value) ast.Value {
 	obj, ok := facts.(ast.Object)
 	if !ok {
-		obj = (&session{calls: map[string]int{}}).toValue().(ast.Object)
+		obj = (&SessionSummary{}).Value().(ast.Object)
 	}
 	out := obj.Copy()
 	out.Insert(ast.InternedTerm("stale"), ast.BooleanTerm(true))

@@ -5,13 +5,13 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"maps"
 	"net"
-	"slices"
 	"time"
 
 	gojson "github.com/goccy/go-json"
 	"github.com/open-policy-agent/opa/v1/ast"
+
+	"github.com/ahp-opa/ahp-opa/internal/audit"
 )
 
 // factsDoc is a session's facts as the script stores them.
@@ -27,47 +27,30 @@ type factsDoc struct {
 	} `json:"recent"`
 }
 
-// decodeFacts builds the documented input.ahp.session object, the same
-// shape the in-process store builds.
+// decodeFacts builds the documented input.ahp.session object from the
+// stored form, with the builder the in-process store uses.
 func decodeFacts(b []byte) (ast.Value, error) {
 	var d factsDoc
 	if err := gojson.Unmarshal(b, &d); err != nil {
 		return nil, fmt.Errorf("session facts in the store do not decode: %w", err)
-	}
-	calls := ast.NewObject()
-	total := 0
-	for _, fam := range slices.Sorted(maps.Keys(d.Calls)) {
-		calls.Insert(ast.StringTerm(fam), ast.IntNumberTerm(d.Calls[fam]))
-		total += d.Calls[fam]
 	}
 	recent := make([]*ast.Term, 0, len(d.Recent))
 	for _, r := range d.Recent {
 		if _, err := r.TimeNS.Int64(); err != nil {
 			return nil, fmt.Errorf("session facts in the store: time_ns %q is not an integer", r.TimeNS)
 		}
-		recent = append(recent, ast.ObjectTerm(
-			ast.Item(ast.InternedTerm("family"), ast.StringTerm(r.Family)),
-			ast.Item(ast.InternedTerm("time_ns"), ast.NumberTerm(r.TimeNS)),
-		))
+		recent = append(recent, audit.RecentCall(r.Family, ast.Number(r.TimeNS)))
 	}
-	return ast.NewObject(
-		ast.Item(ast.InternedTerm("calls"), ast.NewTerm(calls)),
-		ast.Item(ast.InternedTerm("total_calls"), ast.IntNumberTerm(total)),
-		ast.Item(ast.InternedTerm("denied"), ast.IntNumberTerm(d.Denied)),
-		ast.Item(ast.InternedTerm("files_read"), stringArray(d.Reads)),
-		ast.Item(ast.InternedTerm("hosts_fetched"), stringArray(d.Hosts)),
-		ast.Item(ast.InternedTerm("secrets_touched"), ast.BooleanTerm(len(d.Secrets) > 0)),
-		ast.Item(ast.InternedTerm("secret_paths"), stringArray(d.Secrets)),
-		ast.Item(ast.InternedTerm("recent"), ast.ArrayTerm(recent...)),
-	), nil
+	return (&audit.SessionSummary{Calls: d.Calls, Denied: d.Denied, Reads: stringTerms(d.Reads),
+		Hosts: stringTerms(d.Hosts), Secrets: stringTerms(d.Secrets), Recent: recent}).Value(), nil
 }
 
-func stringArray(ss []string) *ast.Term {
+func stringTerms(ss []string) []*ast.Term {
 	ts := make([]*ast.Term, len(ss))
 	for i, s := range ss {
 		ts[i] = ast.StringTerm(s)
 	}
-	return ast.ArrayTerm(ts...)
+	return ts
 }
 
 // scriptSHA is the id EVALSHA calls a script by.

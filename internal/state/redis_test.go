@@ -540,13 +540,39 @@ func TestConfigValidate(t *testing.T) {
 	}
 }
 
-// TestFactsEqualTheMemoryStore: after the same decisions and tool.after
-// observations, the facts Redis holds are the object the in-process store
-// builds (which a replica keeps as well), bounds included.
+// TestFactsEqualTheMemoryStore: after the same decisions and
+// observations, the input.ahp.session Redis gives is the object the
+// in-process store builds (which a replica keeps as well): the script
+// counts what the memory store counts, bounds included, and one builder
+// (audit.SessionSummary) makes both objects.
 func TestFactsEqualTheMemoryStore(t *testing.T) {
-	srv := startRedis(t)
-	a := newReplica(t, srv, nil)
-	ctx := context.Background()
+	type step struct {
+		decide  *transport.InterceptRequest
+		observe *transport.Observation
+	}
+	tool := func(id, session, name, kind string, input map[string]any) step {
+		ev := map[string]any{
+			"id": id, "source": "urn:fleet", "type": "tool.before", "time": "2026-01-02T03:04:05Z",
+			"session": map[string]any{"id": session}, "call": map[string]any{"id": "c-" + id},
+			"tool": map[string]any{"name": name, "kind": kind, "input": input},
+		}
+		event, err := transport.ParseToolEvent(ast.MustInterfaceToValue(ev).(ast.Object))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return step{decide: &transport.InterceptRequest{ID: transport.StringID(id), Effects: []string{"deny"}, Event: event}}
+	}
+	shell := func(id, session, cmd string) step { return step{decide: request(id, session, "Bash", cmd)} }
+	executed := func(id, session, call string) step { return step{observe: afterEvent(id, session, call, "executed")} }
+	end := func(id, session string) step {
+		ev, err := transport.EventOfMap(map[string]any{"id": id, "source": "urn:fleet", "type": "session.end",
+			"session": map[string]any{"id": session}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return step{observe: &transport.Observation{Method: ahp.MethodObserve, Event: &ev}}
+	}
+	var bounds []step // past every list's bound of 64 entries
 	for i := range 80 {
 		cmd := fmt.Sprintf("cat /repo/f%d", i)
 		switch i % 4 {
@@ -555,23 +581,63 @@ func TestFactsEqualTheMemoryStore(t *testing.T) {
 		case 2:
 			cmd = fmt.Sprintf("curl -s https://h%d.example.com/", i%70)
 		}
-		req := request(fmt.Sprintf("e%d", i), "s1", "Bash", cmd)
-		decide(t, a, req)
+		bounds = append(bounds, shell(fmt.Sprintf("e%d", i), "s1", cmd))
 		if i%9 == 0 {
-			a.aud.Observer().Observe(ctx, afterEvent(fmt.Sprintf("a%d", i), "s1", req.Event.CallID, "executed"))
+			bounds = append(bounds, executed(fmt.Sprintf("a%d", i), "s1", fmt.Sprintf("c-e%d", i)))
 		}
 	}
-	a.settle(t)
-	l, err := a.store.Load(ctx, audit.Query{Source: "urn:fleet", SessionID: "s1", Facts: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	local := a.aud.Facts().Session(ctx, "urn:fleet", "s1")
-	if l.Facts == nil || local == nil {
-		t.Fatalf("facts: redis %v, memory %v", l.Facts, local)
-	}
-	if l.Facts.Compare(local) != 0 {
-		t.Errorf("redis facts differ from the memory store's\nredis:  %v\nmemory: %v", l.Facts, local)
+	for _, tc := range []struct {
+		name  string
+		steps []step
+	}{
+		{"lists past their bounds, some calls reported executed", bounds},
+		{"families, reads, hosts, a deny, and a denied call that ran anyway", []step{
+			tool("r1", "s1", "Read", "read", map[string]any{"file_path": "/repo/id_rsa"}),
+			tool("w1", "s1", "WebFetch", "fetch", map[string]any{"url": "https://example.com/x"}),
+			tool("m1", "s1", "mcp__db__query", "", map[string]any{"sql": "select 1"}),
+			shell("e1", "s1", "curl https://example.org"),
+			shell("e2", "s2", "ls"),
+			shell("d1", "s2", "true"),
+			tool("x1", "s2", "Danger", "other", map[string]any{}), // denied
+			executed("x1-after", "s2", "c-x1"),                    // it ran: counted once
+			executed("x1-again", "s2", "c-x1"),
+		}},
+		{"a session that ended", []step{
+			shell("e1", "s1", "cat /repo/.env"),
+			shell("e2", "s2", "ls /repo"),
+			end("end-s1", "s1"),
+			shell("e3", "s2", "ls /tmp"),
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := startRedis(t)
+			a := newReplica(t, srv, nil)
+			ctx := context.Background()
+			for _, st := range tc.steps {
+				if st.decide != nil {
+					decide(t, a, st.decide)
+					continue
+				}
+				if err := a.aud.Observer().Observe(ctx, st.observe); err != nil {
+					t.Fatal(err)
+				}
+			}
+			a.settle(t)
+			for _, session := range []string{"s1", "s2"} {
+				l, err := a.store.Load(ctx, audit.Query{Source: "urn:fleet", SessionID: session, Facts: true})
+				if err != nil {
+					t.Fatal(err)
+				}
+				local := a.aud.Facts().Session(ctx, "urn:fleet", session)
+				switch {
+				case l.Facts == nil && local == nil:
+				case l.Facts == nil || local == nil:
+					t.Errorf("%s: facts in redis %v, in memory %v", session, l.Facts, local)
+				case l.Facts.Compare(local) != 0:
+					t.Errorf("%s: redis facts differ from the memory store's\nredis:  %v\nmemory: %v", session, l.Facts, local)
+				}
+			}
+		})
 	}
 }
 
