@@ -275,11 +275,12 @@ func (c *fleetClient) observe(base string, ev map[string]any) error {
 // fleetRun is what one pass of the load saw.
 type fleetRun struct {
 	mu       sync.Mutex
-	answers  map[string]string   // event id -> final answer
-	retries  map[string][]string // event id -> answers to the deliberate retries
-	observed map[string]bool     // ids of tool.after notifications answered 202
-	failures map[string]int      // sends that got no answer and were sent again, by why
-	done     atomic.Int64        // events answered
+	answers  map[string]string       // event id -> final answer
+	retries  map[string][]string     // event id -> answers to the deliberate retries
+	observed map[string]bool         // ids of tool.after notifications answered 202
+	failures map[string]int          // sends that got no answer and were sent again, by why
+	timing   map[string][2]time.Time // event id -> when its last send left and its answer came
+	done     atomic.Int64            // events answered
 }
 
 // runFleetLoad plays every session concurrently through base, one event
@@ -289,7 +290,7 @@ func runFleetLoad(t *testing.T, base string, retryTo func(i, j int) string, run 
 	t.Helper()
 	c := &fleetClient{http: &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: 64}}}
 	run.answers, run.retries, run.failures = map[string]string{}, map[string][]string{}, map[string]int{}
-	run.observed = map[string]bool{}
+	run.observed, run.timing = map[string]bool{}, map[string][2]time.Time{}
 	var wg sync.WaitGroup
 	errs := make(chan error, fleetSessions)
 	for i := range fleetSessions {
@@ -298,8 +299,10 @@ func runFleetLoad(t *testing.T, base string, retryTo func(i, j int) string, run 
 				ev := fleetEvent(i, j)
 				id := ev["id"].(string)
 				answer, err := "", error(nil)
+				var sent time.Time
 				for try := 0; ; try++ {
 					// A harness retries an unanswered call with the same id (B-DUP-1).
+					sent = time.Now()
 					if answer, err = c.intercept(base, ev); err == nil && !strings.HasPrefix(answer, "error -32003") {
 						break
 					}
@@ -321,6 +324,7 @@ func runFleetLoad(t *testing.T, base string, retryTo func(i, j int) string, run 
 				}
 				run.mu.Lock()
 				run.answers[id] = answer
+				run.timing[id] = [2]time.Time{sent, time.Now()}
 				run.mu.Unlock()
 				run.done.Add(1)
 				denied := strings.HasPrefix(answer, "deny")
@@ -436,6 +440,20 @@ func TestFleet(t *testing.T) {
 	}
 	redisBin, haproxyBin := needBinary(t, "redis-server"), needBinary(t, "haproxy")
 	dir := t.TempDir()
+	logLevel := "warn"
+	if keep := os.Getenv("AHP_FLEET_KEEP"); keep != "" {
+		// The replicas' logs (at info: starts, activations, the store's
+		// state) and audit logs of a failed run, to read after it (the
+		// children are stopped by then: cleanups run last first).
+		logLevel = "info"
+		t.Cleanup(func() {
+			if t.Failed() {
+				if err := os.CopyFS(keep, os.DirFS(dir)); err != nil {
+					t.Logf("keeping the fleet's files in %s: %v", keep, err)
+				}
+			}
+		})
+	}
 	policy, err := filepath.Abs("../examples/session")
 	if err != nil {
 		t.Fatal(err)
@@ -482,7 +500,7 @@ func TestFleet(t *testing.T) {
 		audit := filepath.Join(dir, fmt.Sprintf("audit%d.jsonl", k))
 		auditLogs = append(auditLogs, audit)
 		yaml := fmt.Sprintf(`http: 127.0.0.1:%d
-log_level: warn
+log_level: %s
 log_format: json
 eval_timeout: 5s
 audit:
@@ -509,7 +527,7 @@ decision_logs:
   service: logs
   reporting:
     min_delay_seconds: 1
-`, ports[k], audit, redisAddr, logSrv.URL, bundleSrv.URL)
+`, ports[k], logLevel, audit, redisAddr, logSrv.URL, bundleSrv.URL)
 		if err := os.WriteFile(cfg, []byte(yaml), 0o600); err != nil {
 			t.Fatal(err)
 		}
@@ -560,7 +578,9 @@ backend replicas
 		run      = &fleetRun{}
 		faults   sync.WaitGroup
 		killedAt time.Time
-		outage   [2]time.Time
+		// termAt and exitedAt frame the rolling restart's SIGTERM.
+		termAt, exitedAt time.Time
+		outage           [2]time.Time
 
 		healthDuringOutage, readyDuringOutage string
 		drained                               error
@@ -588,13 +608,18 @@ backend replicas
 		redis.start(t)
 		waitTCP(t, redisAddr)
 		outage[1] = time.Now()
-		// A rolling restart: SIGTERM drains the replica (its /readyz
-		// turns 503 first, so haproxy stops sending) and it exits 0.
+		// A rolling restart: SIGTERM drains the replica (it stops
+		// accepting, so haproxy's check takes it out and a refused
+		// connection is sent to another) and it exits 0. The retries
+		// sent to it directly reach the new process at once, often before
+		// its bundle is active.
 		waitProgress(r, total*3/4)
+		termAt = time.Now()
 		replicas[2].signal(t, syscall.SIGTERM)
 		replicas[2].mu.Lock()
 		drained = replicas[2].exitErr
 		replicas[2].mu.Unlock()
+		exitedAt = time.Now()
 		replicas[2].start(t)
 	})
 	retryTo := func(i, j int) string {
@@ -604,6 +629,20 @@ backend replicas
 	got := runFleetLoad(t, base, retryTo, run)
 	loadTime := time.Since(loadStart)
 	faults.Wait()
+
+	// Every replica has written its outage backlog by now: none is behind
+	// (ahp_opa_state_behind). What their reads judged stale meanwhile
+	// is reported.
+	var behindReads []string
+	for k, p := range ports {
+		text := probe(fmt.Sprintf("http://127.0.0.1:%d/metrics", p)) + "\n"
+		if !strings.Contains(text, "\nahp_opa_state_behind 0\n") {
+			t.Errorf("replica %d after the load: want ahp_opa_state_behind 0 in its metrics", k)
+		}
+		_, after, _ := strings.Cut(text, "\nahp_opa_state_behind_reads_total ")
+		n, _, _ := strings.Cut(after, "\n")
+		behindReads = append(behindReads, n)
+	}
 
 	// Stop the fleet gracefully: what is queued is written and shipped.
 	lb.signal(t, syscall.SIGTERM)
@@ -652,7 +691,27 @@ backend replicas
 	}
 
 	// Answers equal the reference, except stale ones and, within their
-	// sessions, what a stale answer changed afterwards.
+	// sessions, what a stale answer changed afterwards. A retry decided
+	// again, stale, is such an answer too: when it differs from the first
+	// one, its facts differ (a call the first answer denied is counted),
+	// from the event after the next on (the retry of event j-1 is sent
+	// after event j).
+	staleRetryFrom := map[string]int{} // session -> first event a stale retry's facts may change
+	for id, answers := range got.retries {
+		if !stale[id] {
+			continue
+		}
+		for _, a := range answers {
+			if a == got.answers[id] {
+				continue
+			}
+			session, j := id[:len("s000")], 0
+			fmt.Sscanf(id[len("s000-e"):], "%d", &j)
+			if from, ok := staleRetryFrom[session]; !ok || j+2 < from {
+				staleRetryFrom[session] = j + 2
+			}
+		}
+	}
 	var mismatches, staleCount, followStale int
 	affected := map[string]bool{} // sessions whose facts a stale answer changed
 	for i := range fleetSessions {
@@ -660,6 +719,9 @@ backend replicas
 		for j := range fleetEvents {
 			id := fmt.Sprintf("%s-e%02d", session, j)
 			g, w := got.answers[id], want.answers[id]
+			if from, ok := staleRetryFrom[session]; ok && j >= from {
+				affected[session] = true
+			}
 			switch {
 			case stale[id]:
 				staleCount++
@@ -673,7 +735,7 @@ backend replicas
 				mismatches++
 				if mismatches <= 10 {
 					t.Errorf("event %s: fleet answered %q, the reference %q (decided by %v); session: %s", id, g, w, logsOf(decided[id]),
-						sessionTrail(recs, fmt.Sprintf("sess-%03d", i), killedAt, outage))
+						sessionTrail(recs, fmt.Sprintf("sess-%03d", i), got, trailMarks{killedAt, outage, termAt, exitedAt}))
 				}
 			}
 		}
@@ -696,10 +758,11 @@ backend replicas
 			}
 			if stale[id] {
 				staleRetries++
+				t.Logf("stale retry of %s answered %q, first answer %q, reference %q", id, a, got.answers[id], want.answers[id])
 				continue
 			}
 			t.Errorf("retry of %s on another replica answered %q, first answer %q; decisions: %s", id, a, got.answers[id],
-				sessionTrail(decided[id], decided[id][0]["session_id"].(string), killedAt, outage))
+				sessionTrail(decided[id], decided[id][0]["session_id"].(string), got, trailMarks{killedAt, outage, termAt, exitedAt}))
 		}
 	}
 	if retried < fleetSessions*(fleetEvents/7)/2 {
@@ -765,6 +828,7 @@ backend replicas
 		len(got.answers), loadTime.Round(time.Millisecond), float64(len(got.answers))/loadTime.Seconds(), got.failures)
 	t.Logf("stale: %d decisions (Redis stopped %s..%s), %d later answers in their sessions changed by them",
 		staleCount, outage[0].Sub(loadStart).Round(time.Millisecond), outage[1].Sub(loadStart).Round(time.Millisecond), followStale)
+	t.Logf("facts reads judged stale while a replica was behind, by replica: %v (replica 2 restarted after the outage)", behindReads)
 	t.Logf("retries: %d answered alike, %d decided again while the store was unreachable", retried-staleRetries, staleRetries)
 	t.Logf("replica 1 killed at %s; %d retries; %d anomalies; %d observations recorded of %d acknowledged; %d decisions shipped",
 		killedAt.Sub(loadStart).Round(time.Millisecond), retried, wantAnomalies, len(observedIDs), len(got.observed), shipped)
@@ -779,17 +843,33 @@ func logsOf(recs []map[string]any) []string {
 	return out
 }
 
-// sessionTrail lists a session's decisions: log, time from the kill and
-// the outage, stale, answer. It explains a mismatch.
-func sessionTrail(recs []map[string]any, session string, killedAt time.Time, outage [2]time.Time) string {
+// trailMarks are the faults' times, which a session's trail is told
+// against.
+type trailMarks struct {
+	killed       time.Time
+	outage       [2]time.Time
+	term, exited time.Time
+}
+
+// sessionTrail lists a session's records (decisions and observations):
+// event, log, kind, time from the kill, the outage and the SIGTERM,
+// stale, answer, and for decisions when the client sent and got it. It
+// explains a mismatch.
+func sessionTrail(recs []map[string]any, session string, run *fleetRun, m trailMarks) string {
 	var b strings.Builder
+	fmt.Fprintf(&b, "\n  SIGTERM exit after %dms", m.exited.Sub(m.term).Milliseconds())
 	for _, r := range recs {
-		if r["kind"] != "decision" || r["session_id"] != session {
+		if (r["kind"] != "decision" && r["kind"] != "observation") || r["session_id"] != session {
 			continue
 		}
 		at, _ := time.Parse(time.RFC3339Nano, r["time"].(string))
-		fmt.Fprintf(&b, "\n  %s %s kill%+dms outage%+dms stale=%v %v %v", r["event_id"], r["_log"],
-			at.Sub(killedAt).Milliseconds(), at.Sub(outage[0]).Milliseconds(), r["stale"] == true, r["decision"], r["codes"])
+		fmt.Fprintf(&b, "\n  %s %s %s kill%+dms outage%+dms term%+dms stale=%v %v %v", r["event_id"], r["_log"], r["kind"],
+			at.Sub(m.killed).Milliseconds(), at.Sub(m.outage[0]).Milliseconds(), at.Sub(m.term).Milliseconds(),
+			r["stale"] == true, r["decision"], r["codes"])
+		if tm, ok := run.timing[r["event_id"].(string)]; ok && r["kind"] == "decision" {
+			fmt.Fprintf(&b, " client sent term%+.1fms answered term%+.1fms", float64(tm[0].Sub(m.term).Microseconds())/1000,
+				float64(tm[1].Sub(m.term).Microseconds())/1000)
+		}
 	}
 	return b.String()
 }
