@@ -426,14 +426,19 @@ func TestStaleWhenTheStoreHangs(t *testing.T) {
 		t.Errorf("decision while the store hangs: %s, want deny t.stale (the policy sees stale: true)", got)
 	}
 	a.settle(t)
-	var stale int
+	// e0's read may miss the short timeout too on a loaded machine; e1's
+	// cannot be made in time.
+	var stale uint64
 	for _, r := range a.recs.of(audit.KindDecision) {
 		if r.Stale {
 			stale++
 		}
+		if r.EventID == "e1" && !r.Stale {
+			t.Error("the record of e1, decided while the store hung, is not stale")
+		}
 	}
-	if stale != 1 || a.aud.Stats().StaleDecisions != 1 {
-		t.Errorf("stale records %d, counted %d, want 1 and 1", stale, a.aud.Stats().StaleDecisions)
+	if stale == 0 || a.aud.Stats().StaleDecisions != stale {
+		t.Errorf("stale records %d, counted %d, want them equal and at least e1's", stale, a.aud.Stats().StaleDecisions)
 	}
 	if got := decide(t, a, request("e2", "s1", "Bash", "ls")); got != "allow" {
 		t.Errorf("decision once the store is back: %s", got)
