@@ -631,17 +631,20 @@ backend replicas
 	faults.Wait()
 
 	// Every replica has written its outage backlog by now: none is behind
-	// (ahp_opa_state_behind). What their reads judged stale meanwhile
-	// is reported.
-	var behindReads []string
+	// (ahp_opa_state_behind). While they wrote it, after Redis came back,
+	// facts reads were judged stale (ahp_opa_state_behind_reads_total).
+	var behindReads []int
 	for k, p := range ports {
 		text := probe(fmt.Sprintf("http://127.0.0.1:%d/metrics", p)) + "\n"
 		if !strings.Contains(text, "\nahp_opa_state_behind 0\n") {
 			t.Errorf("replica %d after the load: want ahp_opa_state_behind 0 in its metrics", k)
 		}
 		_, after, _ := strings.Cut(text, "\nahp_opa_state_behind_reads_total ")
-		n, _, _ := strings.Cut(after, "\n")
+		n, _ := strconv.Atoi(strings.SplitN(after, "\n", 2)[0])
 		behindReads = append(behindReads, n)
+	}
+	if behindReads[0]+behindReads[1] == 0 {
+		t.Errorf("replicas 0 and 1 judged no facts read stale while a replica was behind, although Redis was stopped under load")
 	}
 
 	// Stop the fleet gracefully: what is queued is written and shipped.
