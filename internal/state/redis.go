@@ -503,6 +503,13 @@ func (r *Redis) behindKey() string { return r.cfg.KeyPrefix + "behind" }
 // every queue) with no write failing meanwhile: the store then holds all
 // this replica made. Updates queued later need not wait; they are written
 // as promptly as in a store that never failed.
+//
+// Batches carry the mark while the replica is behind, and the writers go
+// on writing during the drain: a batch built before the flag is cleared
+// would put the mark back after its removal, leaving every replica's
+// facts stale for behindTTL more. So the flag is cleared first, a second
+// flush waits for the batches that may still carry the mark, and only
+// then is the mark removed.
 func (r *Redis) drainThenClear(gen uint64) {
 	defer r.draining.Store(false)
 	ctx, cancel := context.WithTimeout(r.stopped, 30*time.Second)
@@ -510,15 +517,30 @@ func (r *Redis) drainThenClear(gen uint64) {
 	if r.Flush(ctx) != nil || r.failGen.Load() != gen {
 		return
 	}
+	r.behind.Store(false)
+	stillBehind := func() {
+		r.behind.Store(true) // the next batch carries the mark again, and the next success drains again
+	}
+	if r.failGen.Load() != gen || r.Flush(ctx) != nil || r.failGen.Load() != gen {
+		// A write failed after the backlog was in (its writer set the flag
+		// again, unless this cleared it after), or the replica stops.
+		stillBehind()
+		return
+	}
 	cp := r.client.Load()
 	if cp == nil {
+		stillBehind()
 		return
 	}
 	c := *cp
-	if err := c.Do(ctx, c.B().Zrem().Key(r.behindKey()).Member(r.replica).Build()).Error(); err == nil && r.failGen.Load() == gen {
-		r.behind.Store(false)
-		r.log.Info("state store holds every update queued while it was away")
+	if err := c.Do(ctx, c.B().Zrem().Key(r.behindKey()).Member(r.replica).Build()).Error(); err != nil {
+		stillBehind()
+		return
 	}
+	if r.failGen.Load() != gen {
+		return // behind again: the failing writer set the flag, and its retries carry the mark
+	}
+	r.log.Info("state store holds every update queued while it was away")
 }
 
 func (r *Redis) writeBatch(batch []audit.Update) {

@@ -855,3 +855,63 @@ func TestStaleWhileAnotherReplicaIsBehind(t *testing.T) {
 		}
 	}
 }
+
+// TestDrainLeavesNoMark: once a replica has drained its backlog, its mark
+// is gone from the behind set, even though its writers kept writing
+// batches meanwhile. Before, a batch built while the replica was still
+// behind could reach the server after the mark was removed and put it
+// back, so every replica read stale facts for behindTTL more (about a
+// thousand stale reads per replica in TestFleet after each outage).
+func TestDrainLeavesNoMark(t *testing.T) {
+	srv := startRedis(t)
+	cfg := Default()
+	cfg.Store, cfg.URL = StoreRedis, srv.url()
+	a, err := Open(cfg, Windows{Retry: time.Minute, Outcome: time.Minute, Session: time.Hour}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { a.Close(time.Second) })
+	c, err := rueidis.NewClient(rueidis.ClientOption{InitAddress: []string{srv.addr}, DisableCache: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+
+	// Updates keep coming, as they do under load, over every queue.
+	stop := make(chan struct{})
+	var load sync.WaitGroup
+	load.Go(func() {
+		for i := 0; ; i++ {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			a.Send(audit.Update{Kind: audit.UpdateDecision, Time: time.Now(), Source: "urn:x", SessionID: fmt.Sprintf("s%d", i%64),
+				EventID: fmt.Sprintf("e%d", i), CallID: fmt.Sprintf("c%d", i), Decision: audit.DecisionAllow, Call: audit.Call{Family: "shell"}})
+			if i%16 == 0 {
+				time.Sleep(100 * time.Microsecond) // a busy fleet, not a full queue
+			}
+		}
+	})
+	defer func() { close(stop); load.Wait() }()
+
+	for round := range 20 {
+		a.draining.Store(true) // the drain below is the only one
+		a.behind.Store(true)
+		a.Send(audit.Update{Kind: audit.UpdateEnd, Source: "urn:x", SessionID: "mark"})
+		a.drainThenClear(a.failGen.Load())
+		if a.Behind() {
+			t.Fatalf("round %d: still behind after a drain with no failure", round)
+		}
+		// Whatever the writers had in flight is written now.
+		if err := a.Flush(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.Do(ctx, c.B().Zscore().Key(a.behindKey()).Member(a.replica).Build()).Error(); !rueidis.IsRedisNil(err) {
+			t.Fatalf("round %d: the drained replica's mark is in the behind set (err %v)", round, err)
+		}
+	}
+}
