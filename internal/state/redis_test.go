@@ -892,17 +892,23 @@ func TestDrainLeavesNoMark(t *testing.T) {
 			a.Send(audit.Update{Kind: audit.UpdateDecision, Time: time.Now(), Source: "urn:x", SessionID: fmt.Sprintf("s%d", i%64),
 				EventID: fmt.Sprintf("e%d", i), CallID: fmt.Sprintf("c%d", i), Decision: audit.DecisionAllow, Call: audit.Call{Family: "shell"}})
 			if i%16 == 0 {
-				time.Sleep(100 * time.Microsecond) // a busy fleet, not a full queue
+				time.Sleep(time.Millisecond) // a busy fleet, not a full queue
 			}
 		}
 	})
 	defer func() { close(stop); load.Wait() }()
 
-	for round := range 20 {
+	for round := range 10 {
 		a.draining.Store(true) // the drain below is the only one
 		a.behind.Store(true)
 		a.Send(audit.Update{Kind: audit.UpdateEnd, Source: "urn:x", SessionID: "mark"})
-		a.drainThenClear(a.failGen.Load())
+		gen := a.failGen.Load()
+		a.drainThenClear(gen)
+		if a.failGen.Load() != gen {
+			// A write failed (timed out on a machine too busy): the replica
+			// is rightly still behind; the next drain clears it.
+			a.drainThenClear(a.failGen.Load())
+		}
 		if a.Behind() {
 			t.Fatalf("round %d: still behind after a drain with no failure", round)
 		}
