@@ -84,18 +84,14 @@ func (m *Metrics) TrackCanary(f func() CanaryCounts) {
 	if m == nil || f == nil {
 		return
 	}
-	counter := func(name, help string, pick func(CanaryCounts) uint64) prometheus.Collector {
-		return prometheus.NewCounterFunc(prometheus.CounterOpts{Namespace: namespace, Name: name, Help: help},
-			func() float64 { return float64(pick(f())) })
-	}
 	m.reg.MustRegister(
-		counter("canary_evaluations_total", "Events the canary policy decided.",
+		counterOf(f, "canary_evaluations_total", "Events the canary policy decided.",
 			func(c CanaryCounts) uint64 { return c.Evaluated }),
-		counter("canary_disagreements_total", "Events the canary policy decided otherwise than the live policy.",
+		counterOf(f, "canary_disagreements_total", "Events the canary policy decided otherwise than the live policy.",
 			func(c CanaryCounts) uint64 { return c.Disagreements }),
-		counter("canary_dropped_total", "Events the canary policy did not see because its queue was full.",
+		counterOf(f, "canary_dropped_total", "Events the canary policy did not see because its queue was full.",
 			func(c CanaryCounts) uint64 { return c.Dropped }),
-		counter("canary_errors_total", "Canary policy evaluations that failed.",
+		counterOf(f, "canary_errors_total", "Canary policy evaluations that failed.",
 			func(c CanaryCounts) uint64 { return c.Errors }),
 	)
 }
@@ -161,14 +157,11 @@ func New() *Metrics {
 		Namespace: namespace, Name: "shadow_denies_total",
 		Help: "Denies of rules in shadow mode (would_deny, not answered), by rule: the deny code, else its package.",
 	}, []string{"rule"})
-	audit := func(pick func(AuditCounts) uint64) func() float64 {
-		return func() float64 {
-			var n uint64
-			if f := m.auditSource.Load(); f != nil {
-				n = pick((*f)())
-			}
-			return float64(n)
+	audit := func() AuditCounts {
+		if f := m.auditSource.Load(); f != nil {
+			return (*f)()
 		}
+		return AuditCounts{}
 	}
 	m.reg.MustRegister(
 		m.decisions, m.latency, m.errors, m.httpResponses, m.overloaded,
@@ -176,25 +169,15 @@ func New() *Metrics {
 		prometheus.NewCounterFunc(prometheus.CounterOpts{
 			Namespace: namespace, Name: "audit_write_failures_total",
 			Help: "Audit records that could not be written.",
-		}, func() float64 {
-			return float64(m.auditFailures.Load()) + audit(func(c AuditCounts) uint64 { return c.WriteFailures })()
-		}),
-		prometheus.NewCounterFunc(prometheus.CounterOpts{
-			Namespace: namespace, Name: "audit_dropped_total",
-			Help: "Audit records and observations dropped because the audit queue was full.",
-		}, audit(func(c AuditCounts) uint64 { return c.Dropped })),
-		prometheus.NewCounterFunc(prometheus.CounterOpts{
-			Namespace: namespace, Name: "audit_retries_total",
-			Help: "Decisions replayed for a retried event (same source, event id and content).",
-		}, audit(func(c AuditCounts) uint64 { return c.Retries })),
-		prometheus.NewCounterFunc(prometheus.CounterOpts{
-			Namespace: namespace, Name: "session_facts_sessions_evicted_total",
-			Help: "Live sessions whose facts were dropped because the most sessions tracked were reached.",
-		}, audit(func(c AuditCounts) uint64 { return c.SessionsEvicted })),
-		prometheus.NewCounterFunc(prometheus.CounterOpts{
-			Namespace: namespace, Name: "session_facts_items_evicted_total",
-			Help: "Session fact entries (files, hosts, recent calls, families, call ids) dropped by their per-session bounds.",
-		}, audit(func(c AuditCounts) uint64 { return c.FactItemsEvicted })),
+		}, func() float64 { return float64(m.auditFailures.Load() + audit().WriteFailures) }),
+		counterOf(audit, "audit_dropped_total", "Audit records and observations dropped because the audit queue was full.",
+			func(c AuditCounts) uint64 { return c.Dropped }),
+		counterOf(audit, "audit_retries_total", "Decisions replayed for a retried event (same source, event id and content).",
+			func(c AuditCounts) uint64 { return c.Retries }),
+		counterOf(audit, "session_facts_sessions_evicted_total", "Live sessions whose facts were dropped because the most sessions tracked were reached.",
+			func(c AuditCounts) uint64 { return c.SessionsEvicted }),
+		counterOf(audit, "session_facts_items_evicted_total", "Session fact entries (files, hosts, recent calls, families, call ids) dropped by their per-session bounds.",
+			func(c AuditCounts) uint64 { return c.FactItemsEvicted }),
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 	)
@@ -465,4 +448,11 @@ func (o *observer) Observe(ctx context.Context, ob *transport.Observation) error
 		return o.next.Observe(ctx, ob)
 	}
 	return nil
+}
+
+// counterOf is a counter read at scrape time: the field pick takes from
+// what read reports.
+func counterOf[T any](read func() T, name, help string, pick func(T) uint64) prometheus.Collector {
+	return prometheus.NewCounterFunc(prometheus.CounterOpts{Namespace: namespace, Name: name, Help: help},
+		func() float64 { return float64(pick(read())) })
 }

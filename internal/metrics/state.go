@@ -22,10 +22,6 @@ func (m *Metrics) TrackState(f func() StateCounts) {
 	if m == nil || f == nil {
 		return
 	}
-	counter := func(name, help string, pick func(StateCounts) uint64) prometheus.Collector {
-		return prometheus.NewCounterFunc(prometheus.CounterOpts{Namespace: namespace, Name: name, Help: help},
-			func() float64 { return float64(pick(f())) })
-	}
 	flag := func(name, help string, pick func(StateCounts) bool) prometheus.Collector {
 		return prometheus.NewGaugeFunc(prometheus.GaugeOpts{Namespace: namespace, Name: name, Help: help},
 			func() float64 {
@@ -40,19 +36,19 @@ func (m *Metrics) TrackState(f func() StateCounts) {
 			func(c StateCounts) bool { return c.Up }),
 		flag("state_behind", "1 while this replica holds session state updates the shared store lacks (queued while it was away, not all written yet), else 0; meanwhile every replica reads facts as stale.",
 			func(c StateCounts) bool { return c.Behind }),
-		counter("state_behind_reads_total", "Session facts reads marked stale because a replica (this one or another) was still writing updates it queued while the shared store was away.",
+		counterOf(f, "state_behind_reads_total", "Session facts reads marked stale because a replica (this one or another) was still writing updates it queued while the shared store was away.",
 			func(c StateCounts) uint64 { return c.BehindReads }),
-		counter("state_stale_decisions_total", "Decisions whose session facts were stale: the shared store could not be read in time, a replica was still writing its backlog, or the facts were not read for the policy that judged.",
+		counterOf(f, "state_stale_decisions_total", "Decisions whose session facts were stale: the shared store could not be read in time, a replica was still writing its backlog, or the facts were not read for the policy that judged.",
 			func(c StateCounts) uint64 { return c.StaleDecisions }),
-		counter("state_refused_total", "Decisions answered -32003 because the shared store could not be read and state.required is set.",
+		counterOf(f, "state_refused_total", "Decisions answered -32003 because the shared store could not be read and state.required is set.",
 			func(c StateCounts) uint64 { return c.Refused }),
-		counter("state_read_errors_total", "Reads of the shared store on the answer path that failed or timed out.",
+		counterOf(f, "state_read_errors_total", "Reads of the shared store on the answer path that failed or timed out.",
 			func(c StateCounts) uint64 { return c.ReadErrors }),
-		counter("state_updates_dropped_total", "Session state updates dropped because the write queue was full.",
+		counterOf(f, "state_updates_dropped_total", "Session state updates dropped because the write queue was full.",
 			func(c StateCounts) uint64 { return c.Dropped }),
-		counter("state_write_failures_total", "Session state updates the store refused, or that were lost at shutdown.",
+		counterOf(f, "state_write_failures_total", "Session state updates the store refused, or that were lost at shutdown.",
 			func(c StateCounts) uint64 { return c.WriteFailures }),
-		counter("state_items_evicted_total", "Session fact entries and call ids pushed out by their bounds in the shared store.",
+		counterOf(f, "state_items_evicted_total", "Session fact entries and call ids pushed out by their bounds in the shared store.",
 			func(c StateCounts) uint64 { return c.ItemsEvicted }),
 	)
 }
