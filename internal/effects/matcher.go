@@ -74,6 +74,7 @@ type row struct {
 	Row
 	words []string
 	args  func() *regexp.Regexp // nil without Args; compiled on first use
+	env   map[string]func() *regexp.Regexp
 	score int
 	label string // "kubectl delete", for the source
 }
@@ -150,6 +151,12 @@ func compileRow(prog string, r Row) *row {
 		// the parser regexp.Compile uses, so it cannot fail here.
 		cr.args = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(r.Args) })
 	}
+	for name, expr := range r.Env {
+		if cr.env == nil {
+			cr.env = make(map[string]func() *regexp.Regexp, len(r.Env))
+		}
+		cr.env[name] = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
+	}
 	// A longer path is more specific, a named word more than a *; a
 	// condition on the options or the arguments narrows a path further.
 	for _, w := range cr.words {
@@ -160,6 +167,9 @@ func compileRow(prog string, r Row) *row {
 	}
 	if len(r.Options) > 0 || r.Args != "" {
 		cr.score++
+	}
+	if len(r.Env) > 0 {
+		cr.score++ // narrower again: rails db:migrate with RAILS_ENV=production
 	}
 	cr.label = strings.TrimSpace(prog + " " + r.Path)
 	return cr
@@ -338,7 +348,7 @@ func (m *Matcher) dataEffects(p *program, name string, args []string, c *shell.C
 	best := -1
 	var hits []*row
 	for _, r := range p.rows {
-		if !r.matches(words, args) || r.score < best {
+		if !r.matches(words, args, c.Env) || r.Stdin && !readsStdin(c) || r.score < best {
 			continue
 		}
 		if r.score > best {
@@ -379,7 +389,7 @@ func (m *Matcher) dataEffects(p *program, name string, args []string, c *shell.C
 	return out
 }
 
-func (r *row) matches(words, args []string) bool {
+func (r *row) matches(words, args []string, env []shell.Assign) bool {
 	if len(words) < len(r.words) {
 		return false
 	}
@@ -400,6 +410,9 @@ func (r *row) matches(words, args []string) bool {
 			return false
 		}
 	}
+	if r.env != nil && !r.envMatches(env) {
+		return false
+	}
 	if r.args != nil {
 		re := r.args()
 		for _, a := range args {
@@ -410,6 +423,28 @@ func (r *row) matches(words, args []string) bool {
 		return false
 	}
 	return true
+}
+
+// readsStdin reports whether a command's standard input is fed: a file or
+// here-document redirected in, or another command's output.
+func readsStdin(c *shell.Command) bool {
+	for _, r := range c.Redirects {
+		if (r.Fd == "" || r.Fd == "0") && strings.HasPrefix(r.Op, "<") && r.Op != "<>" {
+			return true
+		}
+	}
+	return len(c.Inputs) > 0
+}
+
+// envMatches reports whether one of the command's assignments gives a
+// variable of the row's Env a value its expression matches.
+func (r *row) envMatches(env []shell.Assign) bool {
+	for _, a := range env {
+		if re, ok := r.env[a.Name]; ok && re().MatchString(a.Value) {
+			return true
+		}
+	}
+	return false
 }
 
 // local1 says why a call is local, "" when it may reach something real,
@@ -684,7 +719,7 @@ func (m *Matcher) Tool(name string, args []string, out []Effect) []Effect {
 		return out
 	}
 	for _, r := range m.tools[strings.ToLower(name)] {
-		if r.Effect == None || !r.matches(nil, args) {
+		if r.Effect == None || !r.matches(nil, args, nil) {
 			continue
 		}
 		out = append(out, Effect{

@@ -78,6 +78,33 @@ func TestBuiltinTable(t *testing.T) {
 		{"gcloud compute instances list", ""},
 		{"terraform plan -out tf.plan", ""},
 		{"terraform apply -auto-approve", "remote.change terraform high"},
+		// env conditions: what the command's own environment names
+		{"MIX_ENV=prod mix ecto.migrate", "remote.change mix medium"},
+		{"MIX_ENV=test mix ecto.migrate", "remote.change mix low"},
+		{"mix ecto.migrate", "remote.change mix low"},
+		{"RAILS_ENV=production bin/rails db:migrate", "remote.change rails medium"},
+		{"RAILS_ENV=test bin/rails db:migrate", "remote.change rails low local"},
+		{"DATABASE_URL=postgres://app@db.prod.internal/app npx prisma migrate deploy", "remote.change prisma medium"},
+		{"DATABASE_URL=postgres://postgres@localhost:5432/app npx prisma migrate deploy", "remote.change prisma medium local"},
+		{"npx sequelize-cli db:migrate --env production", "remote.change sequelize-cli medium"},
+		{"npx sequelize-cli db:migrate", "remote.change sequelize-cli low"},
+		// rsync: the destination decides
+		{"rsync -avz --delete dist/ deploy@web01.example.com:/var/www/html/", "remote.change rsync low; publish rsync high"},
+		{"rsync -av --delete dist/ build/site/", ""},
+		{"rsync -av --delete deploy@web01.example.com:/var/backups/ ./backups/", "remote.change rsync low local; publish rsync high local"},
+		{"rsync -avzn --delete dist/ web01.example.com:/srv/www/", "remote.change rsync low; publish rsync high"},
+		{"rsync --dry-run -avz --delete dist/ web01.example.com:/srv/www/", "remote.change rsync low local; publish rsync high local"},
+		// a script fed to a database server the call names
+		{"mysql -h db.prod.example.com -u root app < dump.sql", "remote.change mysql medium"},
+		{"mysql -h 127.0.0.1 -u root app < dump.sql", "remote.change mysql medium local"},
+		{"mysql -h db.prod.example.com -e 'SELECT 1'", ""},
+		{"psql -h db.prod.example.com -U app -d app -f migrate.sql", "remote.change psql medium"},
+		{"psql -U postgres -f schema.sql", "remote.change psql medium local assumed"},
+		// a quiet program's own deploy subcommand
+		{"hugo deploy --target production", "publish hugo high"},
+		{"hugo --minify", ""},
+		{"xcrun altool --upload-app -f build/App.ipa -t ios", "publish altool high"},
+		{"xcrun simctl list devices", ""},
 		{"tofu destroy", "store.destroy tofu high"},
 		{"helm template web ./chart", ""},
 		{"helm upgrade --install web ./chart --kube-context minikube", "publish helm high local"},
@@ -199,6 +226,7 @@ func TestTableErrors(t *testing.T) {
 		"local no test":   `{"programs": {"x": {"local": [{"options": ["-h"], "why": "w"}]}}}`,
 		"unknown key":     `{"programs": {"x": {"rowz": []}}}`,
 		"dangling alias":  `{"programs": {"x": {"alias": "y"}}}`,
+		"bad env regexp":  `{"programs": {"x": {"rows": [{"path": "", "effect": "publish", "env": {"X_ENV": "("}}]}}}`,
 		"unknown operand": `{"programs": {"x": {"rows": [{"path": "", "effect": "publish", "operands": "all"}]}}}`,
 	} {
 		t.Run(name, func(t *testing.T) {

@@ -107,6 +107,16 @@ type Row struct {
 	// Args, when set, is a regular expression one argument must match
 	// (DROP DATABASE in psql -c).
 	Args string `json:"args,omitempty"`
+	// Env, when set, maps environment variables to a regular expression:
+	// the command's own assignment of one of them must match it
+	// (MIX_ENV=prod, a DATABASE_URL given on the command line). What a
+	// call says of its environment names its target as surely as an
+	// option does.
+	Env map[string]string `json:"env,omitempty"`
+	// Stdin, when set, requires the command to read a script on its
+	// standard input: a file or here-document redirected in, or another
+	// command's output (mysql -h db.example.com app < dump.sql).
+	Stdin bool `json:"stdin,omitempty"`
 	// Operands "outside" gives one effect per operand that names a path
 	// outside the workspace, with that path as the target.
 	Operands   string `json:"operands,omitempty"`
@@ -264,6 +274,11 @@ func (t *Table) check() error {
 				// in it; the matcher compiles the row when first used.
 				if _, err := syntax.Parse(r.Args, syntax.Perl); err != nil {
 					return fmt.Errorf("%w: %s row %d: args: %w", ErrTable, where, i, err)
+				}
+			}
+			for _, name := range sortedKeys(r.Env) {
+				if _, err := syntax.Parse(r.Env[name], syntax.Perl); err != nil {
+					return fmt.Errorf("%w: %s row %d: env %s: %w", ErrTable, where, i, name, err)
 				}
 			}
 			if err := checkLocal(where, r.Local); err != nil {

@@ -283,8 +283,12 @@ test_move_or_sync_lookalikes_allowed if {
 		"mv build dist",
 		"rsync -a --delete src/ build/",
 		"rsync -a ./dist/ /home/dev/backup/",
-		"rsync -a --delete dist/ deploy@host:/srv/www/",
 	] {
 		allowed(bash(c))
 	}
+
+	# Another host's files are no path of this machine; a sync that
+	# deletes there is a deploy (effect.publish), not a local delete.
+	not denies(bash("rsync -a --delete dist/ deploy@host:/srv/www/"), "dev.ahp-opa.fs.rm-recursive-outside-workspace")
+	not denies(bash("rsync -a --delete dist/ deploy@host:/srv/www/"), "dev.ahp-opa.fs.rm-recursive-critical")
 }

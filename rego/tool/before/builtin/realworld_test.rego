@@ -23,7 +23,9 @@ test_reading_a_key_denied if {
 }
 
 # dev.ahp-opa.secrets.env-dump: a secret piped into a login that reads it
-# on stdin, and a test of a secret inside $(…), print nothing.
+# on stdin, and a test of a secret inside $(…), print nothing. Storing the
+# password is a credential write of its own (effect.config-change,
+# approvable), so the logins are only checked not to count as a dump.
 
 test_secret_into_password_stdin_allowed if {
 	every c in [
@@ -31,10 +33,11 @@ test_secret_into_password_stdin_allowed if {
 		`echo "${DOCKER_PASSWORD}" | docker login -u "${DOCKER_USERNAME}" --password-stdin`,
 		`printf '%s' "$GITHUB_TOKEN" | helm registry login ghcr.io -u me --password-stdin`,
 		`echo "$GH_TOKEN" | gh auth login --with-token`,
-		`echo "token_set=$([ -n "$NPM_TOKEN" ] && echo yes || echo no)"`,
 	] {
-		lookalike_allowed(bash(c), "dev.ahp-opa.secrets.env-dump")
+		not denies(bash(c), "dev.ahp-opa.secrets.env-dump")
 	}
+	lookalike_allowed(bash(`echo "token_set=$([ -n "$NPM_TOKEN" ] && echo yes || echo no)"`), "dev.ahp-opa.secrets.env-dump")
+	denied_only(bash(`echo "$CR_PAT" | docker login ghcr.io -u USERNAME --password-stdin`), "dev.ahp-opa.effect.config-change")
 }
 
 test_secret_printed_next_to_login_denied if {

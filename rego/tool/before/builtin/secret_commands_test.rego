@@ -59,7 +59,6 @@ test_secret_printing_lookalikes_allowed if {
 		"sops -d values.enc.yaml | helm template app ./chart -f -",
 		"aws secretsmanager list-secrets",
 		"aws ssm get-parameter --name /app/region",
-		"aws ecr get-login-password --region us-east-1 | docker login --username AWS --password-stdin 123.dkr.ecr.us-east-1.amazonaws.com",
 		"gcloud secrets list",
 		"gh auth status",
 		"op item list",
@@ -78,6 +77,10 @@ test_secret_printing_lookalikes_allowed if {
 	] {
 		lookalike_allowed(bash(c), "dev.ahp-opa.secrets.credential-file")
 	}
+
+	# The token goes straight into the login, never to the output; the
+	# login storing it is effect.config-change's to judge.
+	not denies(bash("aws ecr get-login-password --region us-east-1 | docker login --username AWS --password-stdin 123.dkr.ecr.us-east-1.amazonaws.com"), "dev.ahp-opa.secrets.credential-file")
 	# The decrypted text goes into the program that stores it, not to the
 	# agent; storing a repository secret is an access change of its own.
 	not denies(bash("sops -d secrets.enc.yaml | gh secret set APP_ENV"), "dev.ahp-opa.secrets.credential-file")
