@@ -98,8 +98,9 @@ func TestBuiltinTable(t *testing.T) {
 		{"mysql -h db.prod.example.com -u root app < dump.sql", "remote.change mysql medium"},
 		{"mysql -h 127.0.0.1 -u root app < dump.sql", "remote.change mysql medium local"},
 		{"mysql -h db.prod.example.com -e 'SELECT 1'", ""},
-		{"psql -h db.prod.example.com -U app -d app -f migrate.sql", "remote.change psql medium"},
-		{"psql -U postgres -f schema.sql", "remote.change psql medium local assumed"},
+		{"psql -h 10.0.3.7 -U app app < migrate.sql", "remote.change psql medium"},
+		{"mysql -h mysql -u root app < schema.sql", ""},
+		{"psql -U postgres -f schema.sql", ""},
 		// a quiet program's own deploy subcommand
 		{"hugo deploy --target production", "publish hugo high"},
 		{"hugo --minify", ""},

@@ -16,7 +16,7 @@ test_effect_migration_named_target if {
 		"npx sequelize-cli db:migrate --env production",
 		"NODE_ENV=production npx knex migrate:latest",
 		"mysql -h db.prod.example.com -u root app < dump.sql",
-		"psql -h db.prod.example.com -U app -d app -f migrations/001.sql",
+		"psql -h db.prod.example.com -U app -d app < migrations/001.sql",
 	] {
 		denies(bash(c), "dev.ahp-opa.effect.remote-change")
 	}
@@ -31,6 +31,7 @@ test_effect_migration_named_target if {
 		"mysql -h 127.0.0.1 -u root app < dump.sql",
 		"mysql -h db.prod.example.com -e 'SHOW TABLES'",
 		"psql -U postgres -f schema.sql",
+		"mysql -h mysql -u root app < schema.sql",
 	] {
 		lookalike_allowed(bash(c), "dev.ahp-opa.effect.remote-change")
 	}
