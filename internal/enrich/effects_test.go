@@ -28,6 +28,22 @@ func TestEffectsPart(t *testing.T) {
 			want: `[{"effect": "publish", "target": "deployment", "program": "acmectl", "command": 0, "source": {"kind": "verb", "verb": "deploy"}, "confidence": "medium", "approvable": true}]`,
 		},
 		{
+			// A runner's target that could not be read speaks by its
+			// name, as an unknown CLI's verbs do.
+			name: "unread target", tool: "Bash", input: `{"command": "make deploy ENV=production"}`,
+			want: `[{"effect": "publish", "target": "deployment", "program": "make", "command": 0, "source": {"kind": "target-verb", "row": "make deploy", "verb": "deploy"}, "confidence": "medium", "approvable": true}]`,
+		},
+		{
+			name: "unread script target", tool: "Bash", input: `{"command": "npm --prefix web run release"}`,
+			want: `[{"effect": "publish", "target": "release", "program": "npm", "command": 0, "source": {"kind": "target-verb", "row": "npm release", "verb": "release"}, "confidence": "medium", "approvable": true}]`,
+		},
+		{
+			name: "unread bazel target", tool: "Bash", input: `{"command": "bazel run //deploy:push_prod"}`,
+			want: `[{"effect": "publish", "target": "deployment", "program": "bazel", "command": 0, "source": {"kind": "target-verb", "row": "bazel //deploy:push_prod", "verb": "deploy"}, "confidence": "medium", "approvable": true}]`,
+		},
+		{name: "everyday target", tool: "Bash", input: `{"command": "make -C deploy test && npm run build && pnpm run lint"}`, want: `[]`},
+		{name: "rehearsed target", tool: "Bash", input: `{"command": "npm run deploy:dry-run && make release-local"}`, want: `[]`},
+		{
 			name: "redirect outside", tool: "Bash", input: `{"command": "echo x > /etc/hosts"}`,
 			want: `[{"effect": "fs.write-outside", "target": "/etc/hosts", "program": "echo", "command": 0, "source": {"kind": "redirect", "row": ">"}, "confidence": "high", "approvable": false}]`,
 		},

@@ -164,6 +164,9 @@ type enricher struct {
 	writes bool
 	// analysis is the parsed shell command, for the secrets scan.
 	analysis *shell.Analysis
+	// resolved marks the commands of analysis whose definition was
+	// followed and read (npm run x, make y).
+	resolved map[int]bool
 }
 
 // Enrich derives the parts of input.ahp asked for from an event. It never
@@ -467,6 +470,14 @@ func analyze(raw ast.Value, lim shell.Limits) (*shell.Analysis, string) {
 // interpreters (python -c, perl -e, heredocs), which runs commands too.
 func (en *enricher) expand(a *shell.Analysis, lim shell.Limits) ([]followed, []inline.Program) {
 	fol := en.follow(a, lim)
+	for _, f := range fol {
+		if f.res.Resolved() {
+			if en.resolved == nil {
+				en.resolved = map[int]bool{}
+			}
+			en.resolved[f.cmd] = true
+		}
+	}
 	return fol, inline.Expand(a, lim)
 }
 

@@ -256,4 +256,6 @@ _effect_source(e) := concat(" ", ["the data row", e.source.row]) if {
 	e.source.kind == "data"
 } else := concat("", ["the verb '", e.source.verb, "' of a CLI the table does not know"]) if {
 	e.source.kind == "verb"
+} else := concat("", ["the word '", e.source.verb, "' in the name of ", e.source.row, ", whose definition could not be read"]) if {
+	e.source.kind == "target-verb"
 } else := concat(" ", [e.source.kind, object.get(e.source, "row", "")])

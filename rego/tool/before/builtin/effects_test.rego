@@ -39,6 +39,21 @@ test_effect_publish_is_approvable if {
 	}
 }
 
+# A runner's target whose definition could not be read speaks by its name
+# (here no workspace file exists), as an unknown CLI's verbs do.
+test_effect_unread_target_speaks if {
+	some d in denials(bash("make deploy ENV=production"))
+	d.code == "dev.ahp-opa.effect.publish"
+	d.approvable == true
+	contains(d.reason, "the word 'deploy' in the name of make deploy, whose definition could not be read")
+	every c in ["npm run release", "pnpm --filter web run deploy", "bazel run //deploy:push_prod", "just publish"] {
+		denies(bash(c), "dev.ahp-opa.effect.publish")
+	}
+	every c in ["make test", "npm run build", "npm run deploy:dry-run", "make release-local", "make -C deploy lint", "npm run deploy -- --help", "make release-notes"] {
+		lookalike_allowed(bash(c), "dev.ahp-opa.effect.publish")
+	}
+}
+
 test_effect_remote_change if {
 	some d in denials(bash("terraform apply -auto-approve"))
 	d.code == "dev.ahp-opa.effect.remote-change"
