@@ -109,7 +109,13 @@ type HTTP struct {
 	// ShutdownTimeout bounds the wait for requests in flight once Serve's
 	// context is cancelled; zero means DefaultShutdownTimeout.
 	ShutdownTimeout time.Duration
-	Logger          *slog.Logger
+	// DrainDelay is how long Serve goes on accepting and answering once
+	// its context is cancelled, with /readyz already failing, before it
+	// stops accepting: a load balancer that polls /readyz takes the
+	// server out first, so no new connection is refused. Zero stops at
+	// once.
+	DrainDelay time.Duration
+	Logger     *slog.Logger
 
 	// Resolved once from the fields above, which are left as set.
 	once      sync.Once
@@ -192,6 +198,14 @@ func (h *HTTP) Serve(ctx context.Context, ln net.Listener) error {
 	case <-ctx.Done():
 	}
 	h.draining.Store(true)
+	if h.DrainDelay > 0 {
+		h.log.Info("http: not ready; still answering before the shutdown", "addr", ln.Addr().String(), "drain_delay", h.DrainDelay.String())
+		select {
+		case <-time.After(h.DrainDelay):
+		case err := <-errc:
+			return fmt.Errorf("http: serving %s: %w", ln.Addr(), err)
+		}
+	}
 	timeout := orDefault(h.ShutdownTimeout, DefaultShutdownTimeout)
 	h.log.Info("http: shutting down", "addr", ln.Addr().String(), "timeout", timeout.String())
 	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), timeout)

@@ -782,6 +782,43 @@ func TestHTTPGracefulShutdown(t *testing.T) {
 	}
 }
 
+// TestHTTPDrainDelay: with DrainDelay, a cancelled Serve first fails
+// /readyz while it goes on accepting and answering, so a load balancer
+// takes it out before any connection is refused; then it shuts down.
+func TestHTTPDrainDelay(t *testing.T) {
+	h := newHTTP(statelessInterceptor{})
+	h.DrainDelay = 3 * time.Second // far above what the checks below take
+	ctx, cancel := context.WithCancel(context.Background())
+	url, ln, done := serveHTTP(t, ctx, h)
+	if s := getStatus(t, url+"/readyz"); s != http.StatusOK {
+		t.Fatalf("readyz before the signal = %d", s)
+	}
+	cancel()
+	for getStatus(t, url+"/readyz") != http.StatusServiceUnavailable {
+		select {
+		case err := <-done:
+			t.Fatalf("Serve returned %v before /readyz failed", err)
+		case <-ln.closed:
+			t.Fatal("the listener closed before /readyz failed")
+		default:
+		}
+	}
+	// A new connection, after /readyz failed, is still answered.
+	client := &http.Client{Transport: &http.Transport{}}
+	resp, err := client.Post(url+"/ahp", "application/json", strings.NewReader(eventRequest("late")))
+	if err != nil {
+		t.Fatalf("a request while draining: %v", err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Errorf("a request while draining = %d, want 200", resp.StatusCode)
+	}
+	if err := <-done; err != nil {
+		t.Errorf("Serve = %v, want a clean shutdown", err)
+	}
+	<-ln.closed
+}
+
 // TestHTTPShutdownTimeout: requests that outlive the bound are cut off and
 // Serve says so.
 func TestHTTPShutdownTimeout(t *testing.T) {
@@ -1000,4 +1037,16 @@ func TestHTTPRefusedNotification(t *testing.T) {
 			}
 		})
 	}
+}
+
+// getStatus returns the status of a GET of url on a fresh connection.
+func getStatus(t *testing.T, url string) int {
+	t.Helper()
+	client := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
+	resp, err := client.Get(url)
+	if err != nil {
+		t.Fatalf("GET %s: %v", url, err)
+	}
+	resp.Body.Close()
+	return resp.StatusCode
 }

@@ -40,6 +40,7 @@ func addHTTPFlags(fs *pflag.FlagSet) {
 	fs.Duration("http-write-timeout", d.HTTPWriteTimeout, "deadline for answering one HTTP request")
 	fs.Duration("http-idle-timeout", d.HTTPIdleTimeout, "how long an idle keep-alive connection stays open")
 	fs.Duration("shutdown-timeout", d.ShutdownTimeout, "on SIGTERM, how long requests in flight may take to finish")
+	fs.Duration("drain-delay", 0, "on SIGTERM, how long to go on answering with /readyz failing before the listener closes (behind a load balancer)")
 }
 
 // httpBinding is a configured, listening HTTP binding waiting for its
@@ -100,6 +101,7 @@ func (b *httpBinding) binding(srv *transport.Server, ready func() bool, m *metri
 		WriteTimeout:    b.cfg.HTTPWriteTimeout,
 		IdleTimeout:     b.cfg.HTTPIdleTimeout,
 		ShutdownTimeout: b.cfg.ShutdownTimeout,
+		DrainDelay:      b.cfg.DrainDelay,
 		Logger:          b.log,
 	}
 	if b.cfg.HTTPQueueWait == 0 {

@@ -29,6 +29,7 @@ type HTTPConfig struct {
 	HTTPWriteTimeout    time.Duration `koanf:"http_write_timeout"`
 	HTTPIdleTimeout     time.Duration `koanf:"http_idle_timeout"`
 	ShutdownTimeout     time.Duration `koanf:"shutdown_timeout"`
+	DrainDelay          time.Duration `koanf:"drain_delay"`
 }
 
 // DefaultHTTP is the HTTP part of Default.
@@ -50,8 +51,8 @@ func (c HTTPConfig) validate() error {
 		return fmt.Errorf("configuration: max_body_bytes must be at least 1024, got %d", c.MaxBodyBytes)
 	case c.HTTPConcurrency < 0:
 		return fmt.Errorf("configuration: http_concurrency must not be negative, got %d", c.HTTPConcurrency)
-	case c.HTTPQueueWait < 0, c.HTTPReadTimeout <= 0, c.HTTPWriteTimeout <= 0, c.HTTPIdleTimeout <= 0, c.ShutdownTimeout <= 0:
-		return errors.New("configuration: http_queue_wait must not be negative, and http_read_timeout, " +
+	case c.HTTPQueueWait < 0, c.HTTPReadTimeout <= 0, c.HTTPWriteTimeout <= 0, c.HTTPIdleTimeout <= 0, c.ShutdownTimeout <= 0, c.DrainDelay < 0:
+		return errors.New("configuration: http_queue_wait and drain_delay must not be negative, and http_read_timeout, " +
 			"http_write_timeout, http_idle_timeout and shutdown_timeout must be positive")
 	case (c.TLSCert == "") != (c.TLSKey == ""):
 		return errors.New("configuration: tls_cert and tls_key go together")
