@@ -158,18 +158,11 @@ func (r *reader) just(args []string, dynamic []bool) (Result, bool) {
 			i = len(args)
 		}
 	}
-	var abs, why string
-	if file != "" {
-		abs = r.absFrom(dir, file)
-	} else if abs, why = r.findUp(dir, "justfile", "Justfile", ".justfile", "JUSTFILE"); why != "" {
-		return Result{Kind: "just", Why: why}, true
-	}
-	v, why, _ := r.parsed("just", abs, parseJustfile)
+	v, abs, name, why := r.definition("just", dir, file, []string{"justfile", "Justfile", ".justfile", "JUSTFILE"}, parseJustfile)
 	if why != "" {
 		return Result{Kind: "just", Why: why}, true
 	}
 	jf := v.(*justfile)
-	name := r.rel(abs)
 	if len(words) == 0 {
 		if _, ok := jf.recipes["default"]; ok {
 			words = []string{"default"}

@@ -152,18 +152,11 @@ func (r *reader) rake(args []string, dynamic []bool) (Result, bool) {
 			tasks = append(tasks, name)
 		}
 	}
-	var abs, why string
-	if file != "" {
-		abs = r.absFrom(dir, file)
-	} else if abs, why = r.findUp(dir, "Rakefile", "rakefile", "Rakefile.rb", "rakefile.rb"); why != "" {
-		return Result{Kind: "rake", Why: why}, true
-	}
-	v, why, _ := r.parsed("rake", abs, parseRakefile)
+	v, abs, name, why := r.definition("rake", dir, file, []string{"Rakefile", "rakefile", "Rakefile.rb", "rakefile.rb"}, parseRakefile)
 	if why != "" {
 		return Result{Kind: "rake", Why: why}, true
 	}
 	rf := v.(*rakefile)
-	name := r.rel(abs)
 	if len(tasks) == 0 {
 		tasks = []string{"default"}
 	}
@@ -289,18 +282,11 @@ func (r *reader) task(args []string, dynamic []bool) (Result, bool) {
 			tasks = append(tasks, a)
 		}
 	}
-	var abs, why string
-	if file != "" {
-		abs = r.absFrom(dir, file)
-	} else if abs, why = r.findUp(dir, "Taskfile.yml", "taskfile.yml", "Taskfile.yaml", "taskfile.yaml", "Taskfile.dist.yml"); why != "" {
-		return Result{Kind: "task", Why: why}, true
-	}
-	v, why, _ := r.parsed("task", abs, parseTaskfile)
+	v, abs, name, why := r.definition("task", dir, file, []string{"Taskfile.yml", "taskfile.yml", "Taskfile.yaml", "taskfile.yaml", "Taskfile.dist.yml"}, parseTaskfile)
 	if why != "" {
 		return Result{Kind: "task", Why: why}, true
 	}
 	tf := v.(*taskfile)
-	name := r.rel(abs)
 	if tf.bad != "" {
 		return Result{Kind: "task", Why: name + ": " + tf.bad}, true
 	}

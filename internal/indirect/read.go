@@ -154,6 +154,22 @@ func (r *reader) abs(name string) string {
 // findUp looks for the first of names in dir and the directories above
 // it, up to the workspace root that holds dir. It returns the path found,
 // or the why of the first that could not be read.
+// definition reads a runner's file: file when one is given (relative to
+// dir), else the first of names found from dir upwards, parsed with parse
+// and cached under kind. It returns the parsed value, the file's absolute
+// path and its name for reasons, or why it cannot.
+func (r *reader) definition(kind, dir, file string, names []string, parse func([]byte) any) (v any, abs, name, why string) {
+	if file != "" {
+		abs = r.absFrom(dir, file)
+	} else if abs, why = r.findUp(dir, names...); why != "" {
+		return nil, "", "", why
+	}
+	if v, why, _ = r.parsed(kind, abs, parse); why != "" {
+		return nil, "", "", why
+	}
+	return v, abs, r.rel(abs), ""
+}
+
 func (r *reader) findUp(dir string, names ...string) (string, string) {
 	for d := dir; r.underRoot(d); d = path.Dir(d) {
 		for _, n := range names {
