@@ -41,6 +41,11 @@ func TestEffectsPart(t *testing.T) {
 			name: "unread bazel target", tool: "Bash", input: `{"command": "bazel run //deploy:push_prod"}`,
 			want: `[{"effect": "publish", "target": "deployment", "program": "bazel", "command": 0, "source": {"kind": "target-verb", "row": "bazel //deploy:push_prod", "verb": "deploy"}, "confidence": "medium", "approvable": true}]`,
 		},
+		{
+			// make's -d (debug) takes no value: deploy is the target.
+			name: "unread target after a flag", tool: "Bash", input: `{"command": "make -d deploy"}`,
+			want: `[{"effect": "publish", "target": "deployment", "program": "make", "command": 0, "source": {"kind": "target-verb", "row": "make deploy", "verb": "deploy"}, "confidence": "medium", "approvable": true}]`,
+		},
 		{name: "everyday target", tool: "Bash", input: `{"command": "make -C deploy test && npm run build && pnpm run lint"}`, want: `[]`},
 		{name: "rehearsed target", tool: "Bash", input: `{"command": "npm run deploy:dry-run && make release-local"}`, want: `[]`},
 		{

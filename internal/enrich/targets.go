@@ -12,12 +12,13 @@ import (
 // release, bazel run //deploy:push_prod. "" when c runs none by name.
 func runnerTarget(c *shell.Command) string {
 	args := c.Args()
+	valued := valueOptions[c.Name]
 	first := func(from int) string {
 		for i := from; i < len(args); i++ {
 			switch a := args[i]; {
 			case a == "--":
 				return ""
-			case valueOptions[a]:
+			case valued[a]:
 				i++ // make -C dir, -f file: the value is no target
 			case !strings.HasPrefix(a, "-") && !strings.Contains(a, "="):
 				return a
@@ -33,7 +34,7 @@ func runnerTarget(c *shell.Command) string {
 			switch a := args[i]; {
 			case a == "run" || a == "run-script" || a == "run-s":
 				return first(i + 1)
-			case valueOptions[a]:
+			case valued[a]:
 				i++
 			case !strings.HasPrefix(a, "-"):
 				return "" // another subcommand: the table's rows judge it
@@ -47,12 +48,25 @@ func runnerTarget(c *shell.Command) string {
 	return ""
 }
 
-// valueOptions are the runners' options whose value is the next word.
-var valueOptions = map[string]bool{
-	"-C": true, "-f": true, "--file": true, "--directory": true, "-d": true, "--dir": true,
-	"-t": true, "--taskfile": true, "--justfile": true, "--working-directory": true,
-	"--prefix": true, "--filter": true, "-F": true, "--cwd": true, "-w": true, "--workspace": true,
+// valueOptions are, per runner, the options whose value is the next
+// word (make -C dir, task -d dir): make's -d and -t take none.
+var valueOptions = map[string]map[string]bool{
+	"make":    makeValueOptions,
+	"gmake":   makeValueOptions,
+	"just":    {"-f": true, "--justfile": true, "-d": true, "--working-directory": true},
+	"rake":    {"-f": true, "--rakefile": true, "-C": true, "--directory": true, "-I": true, "-r": true},
+	"task":    taskValueOptions,
+	"go-task": taskValueOptions,
+	"npm":     {"--prefix": true, "-w": true, "--workspace": true, "-C": true},
+	"pnpm":    {"--filter": true, "-F": true, "-C": true, "--dir": true},
+	"yarn":    {"--cwd": true},
+	"bun":     {"--cwd": true, "--filter": true},
 }
+
+var (
+	makeValueOptions = map[string]bool{"-C": true, "-f": true, "--file": true, "--directory": true, "-I": true, "-o": true, "-W": true}
+	taskValueOptions = map[string]bool{"-d": true, "--dir": true, "-t": true, "--taskfile": true}
+)
 
 // notReal are words of a target's name that say it rehearses or stays
 // on this machine: deploy-dry-run, release:local.
