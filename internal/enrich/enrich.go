@@ -167,6 +167,9 @@ type enricher struct {
 	// resolved marks the commands of analysis whose definition was
 	// followed and read (npm run x, make y).
 	resolved map[int]bool
+	// defs are the definitions followed, whose commands were spliced
+	// into analysis: where each command's text came from.
+	defs []definition
 }
 
 // Enrich derives the parts of input.ahp asked for from an event. It never
@@ -498,6 +501,7 @@ func (en *enricher) shell(raw ast.Value, lim shell.Limits) *ast.Term {
 	}
 	addInline(cmds, progs)
 	addFollowed(cmds, fol)
+	addProvenance(cmds, provenance(a, en.defs), en.defs)
 	en.addPackages(cmds, a)
 	items := [][2]*ast.Term{
 		{keyCommand, ast.StringTerm(script)},

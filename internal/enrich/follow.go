@@ -39,7 +39,56 @@ var (
 	keyFollowPackage    = ast.StringTerm("package")
 	keyFollowDeclared   = ast.StringTerm("declared")
 	keyFollowManifest   = ast.StringTerm("manifest")
+	keyProvenance       = ast.StringTerm("provenance")
+	keyRepository       = ast.StringTerm("repository")
+	keyFile             = ast.StringTerm("file")
 )
+
+// definition is a run of commands spliced into the analysis from one
+// definition read from the workspace: commands [first, end) came from
+// the text of from (a package.json script, a Makefile target, a script
+// file), read from file.
+type definition struct {
+	first, end int
+	from, file string
+}
+
+// provenance finds, for each command of a, the definition its text was
+// read from (an index into defs), or -1 when the agent typed it. A
+// command inherits its parent's provenance: what a followed script runs
+// through eval or a substitution, or what its inline code runs, was
+// written in the same file.
+func provenance(a *shell.Analysis, defs []definition) []int {
+	if len(defs) == 0 {
+		return nil
+	}
+	out := make([]int, len(a.Commands))
+	for i := range out {
+		out[i] = -2 // not yet known
+	}
+	var of func(i, hops int) int
+	of = func(i, hops int) int {
+		if out[i] != -2 {
+			return out[i]
+		}
+		p := -1
+		for d := range defs {
+			if i >= defs[d].first && i < defs[d].end {
+				p = d
+				break
+			}
+		}
+		if parent := a.Commands[i].Parent; p < 0 && parent >= 0 && parent < len(out) && parent != i && hops < len(out) {
+			p = of(parent, hops+1)
+		}
+		out[i] = p
+		return p
+	}
+	for i := range out {
+		of(i, 0)
+	}
+	return out
+}
 
 // followed is what one command that runs a definition resolved to.
 type followed struct {
@@ -112,7 +161,11 @@ func (en *enricher) follow(a *shell.Analysis, lim shell.Limits) []followed {
 				if sub.ParseError != "" && f.parseError == "" {
 					f.parseError = st.From + ": " + sub.ParseError
 				}
+				first := len(a.Commands)
 				f.dropped += a.Splice(sub, i, shell.ViaScript, st.Dir, lim.MaxCommands)
+				if len(a.Commands) > first {
+					en.defs = append(en.defs, definition{first: first, end: len(a.Commands), from: st.From, file: st.File})
+				}
 			}
 		}
 		out = append(out, f)
@@ -258,4 +311,29 @@ func packageRun(c *shell.Command) string {
 // names no file and mentions nothing of its own.
 func scriptArg(c *shell.Command, i int) bool {
 	return c.Name == "expect" && i > 0 && c.Argv[i] == "-c"
+}
+
+// addProvenance marks the commands whose text was read from a definition
+// of the workspace with provenance {kind: "repository", from, file}. The
+// commands the agent typed carry no provenance: rules read its absence as
+// "typed", which keeps the common call as cheap as before.
+func addProvenance(cmds []*ast.Term, prov []int, defs []definition) {
+	if prov == nil {
+		return
+	}
+	terms := make([]*ast.Term, len(defs))
+	for i, c := range cmds {
+		if i >= len(prov) || prov[i] < 0 {
+			continue
+		}
+		d := prov[i]
+		if terms[d] == nil {
+			terms[d] = ast.ObjectTerm(
+				[2]*ast.Term{keyKind, keyRepository},
+				[2]*ast.Term{keyFollowFrom, ast.StringTerm(defs[d].from)},
+				[2]*ast.Term{keyFile, ast.StringTerm(defs[d].file)},
+			)
+		}
+		c.Value.(ast.Object).Insert(keyProvenance, terms[d])
+	}
 }

@@ -144,7 +144,7 @@ func (r *reader) namedScripts(kind, file, key, script string, rest []string) (Re
 		var lines []string
 		flush := func() {
 			if len(lines) > 0 {
-				res.Steps = append(res.Steps, Step{From: name + "#" + key + "." + s, Script: strings.Join(lines, "\n"), Dir: path.Dir(file)})
+				res.Steps = append(res.Steps, Step{From: name + "#" + key + "." + s, Script: strings.Join(lines, "\n"), Dir: path.Dir(file), File: file})
 				lines = nil
 			}
 		}

@@ -26,6 +26,10 @@ type Step struct {
 	Script string
 	// Dir is the absolute directory the text runs in.
 	Dir string
+	// File is the absolute path of the file the text was read from, so
+	// that a caller can tell the project's committed definitions from
+	// one written during the session.
+	File string
 }
 
 // Result is what a command resolves to.

@@ -76,6 +76,10 @@ func TestResolve(t *testing.T) {
 		{argv: "task release", from: "Taskfile.yml#release", scripts: []string{"golangci-lint run", "goreleaser release --clean\ngh release edit v1 --draft=false"}},
 		{argv: "./scripts/release.sh 1.2", from: "scripts/release.sh", scripts: []string{"set -- 1.2\nset -euo pipefail\ngit tag \"v$1\"\ngit push origin \"v$1\"\n"}},
 		{argv: "bash scripts/release.sh", from: "scripts/release.sh", scripts: []string{sample["scripts/release.sh"]}},
+		{argv: "bash -n scripts/release.sh", from: "scripts/release.sh (syntax check only)"},
+		{argv: "bash -u -O extglob -n scripts/release.sh", from: "scripts/release.sh (syntax check only)"},
+		{argv: "sh -o noexec scripts/release.sh", from: "scripts/release.sh (syntax check only)"},
+		{argv: "bash -x scripts/release.sh -n", from: "scripts/release.sh", scripts: []string{"set -- -n\n" + sample["scripts/release.sh"]}},
 		{argv: "scripts/gen.py", from: "scripts/gen.py", scripts: []string{"python3 -c 'import shutil\nshutil.rmtree('\\''/tmp/out'\\'')\n'"}},
 		{argv: "./scripts/missing.sh", why: "no scripts/missing.sh"},
 		{argv: "python3 scripts/gen.py --out x", from: "scripts/gen.py", scripts: []string{"set -- --out x\npython3 -c '#!/usr/bin/env python3\nimport shutil\nshutil.rmtree('\\''/tmp/out'\\'')\n'"}},
@@ -123,6 +127,11 @@ func TestResolve(t *testing.T) {
 			var got []string
 			for _, s := range res.Steps {
 				got = append(got, s.Script)
+				// Every step names the file its text was read from, so
+				// that its provenance can be told.
+				if info, err := os.Stat(s.File); err != nil || !info.Mode().IsRegular() || !filepath.IsAbs(s.File) {
+					t.Errorf("step %s: File %q is not the absolute path of the file read (%v)", s.From, s.File, err)
+				}
 			}
 			if strings.Join(got, "\x00") != strings.Join(tt.scripts, "\x00") {
 				t.Errorf("scripts = %q, want %q", got, tt.scripts)

@@ -221,7 +221,7 @@ func (r *reader) just(args []string, dynamic []bool) (Result, bool) {
 		if script == "" {
 			return used, ""
 		}
-		res.Steps = append(res.Steps, Step{From: name + "#" + recipe, Script: script, Dir: fileDir})
+		res.Steps = append(res.Steps, Step{From: name + "#" + recipe, Script: script, Dir: fileDir, File: abs})
 		return used, ""
 	}
 	for len(words) > 0 {

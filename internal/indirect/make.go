@@ -333,7 +333,7 @@ func (r *reader) make(args []string, dynamic []bool) (Result, bool) {
 				lines = append(lines, l)
 			}
 		}
-		res.Steps = append(res.Steps, Step{From: name + "#" + t, Script: strings.Join(lines, "\n"), Dir: fileDir})
+		res.Steps = append(res.Steps, Step{From: name + "#" + t, Script: strings.Join(lines, "\n"), Dir: fileDir, File: abs})
 		return ""
 	})
 	if why != "" {

@@ -127,14 +127,14 @@ func (r *reader) packageScript(runner string, args []string, dynamic []bool) (Re
 	res := Result{Kind: "npm", From: name + "#scripts." + script}
 	pkgDir := path.Dir(file)
 	if pre, ok := m.scripts["pre"+script]; ok {
-		res.Steps = append(res.Steps, Step{From: name + "#scripts.pre" + script, Script: pre, Dir: pkgDir})
+		res.Steps = append(res.Steps, Step{From: name + "#scripts.pre" + script, Script: pre, Dir: pkgDir, File: file})
 	}
 	if len(rest) > 0 {
 		body += " " + joinArgs(rest)
 	}
-	res.Steps = append(res.Steps, Step{From: res.From, Script: body, Dir: pkgDir})
+	res.Steps = append(res.Steps, Step{From: res.From, Script: body, Dir: pkgDir, File: file})
 	if post, ok := m.scripts["post"+script]; ok {
-		res.Steps = append(res.Steps, Step{From: name + "#scripts.post" + script, Script: post, Dir: pkgDir})
+		res.Steps = append(res.Steps, Step{From: name + "#scripts.post" + script, Script: post, Dir: pkgDir, File: file})
 	}
 	return res, true
 }
@@ -188,7 +188,7 @@ func (r *reader) installHooks(runner, dir string) (Result, bool) {
 	res := Result{Kind: "npm", From: name + "#scripts (install hooks)"}
 	for _, hook := range []string{"preinstall", "install", "postinstall", "prepare"} {
 		if body, ok := m.scripts[hook]; ok {
-			res.Steps = append(res.Steps, Step{From: name + "#scripts." + hook, Script: body, Dir: path.Dir(file)})
+			res.Steps = append(res.Steps, Step{From: name + "#scripts." + hook, Script: body, Dir: path.Dir(file), File: file})
 		}
 	}
 	return res, true

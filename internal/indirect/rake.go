@@ -181,7 +181,7 @@ func (r *reader) rake(args []string, dynamic []bool) (Result, bool) {
 			}
 		}
 		if len(task.shell) > 0 {
-			res.Steps = append(res.Steps, Step{From: name + "#" + t, Script: strings.Join(task.shell, "\n"), Dir: path.Dir(abs)})
+			res.Steps = append(res.Steps, Step{From: name + "#" + t, Script: strings.Join(task.shell, "\n"), Dir: path.Dir(abs), File: abs})
 		}
 		return ""
 	})
@@ -314,7 +314,7 @@ func (r *reader) task(args []string, dynamic []bool) (Result, bool) {
 		var lines []string
 		flush := func() {
 			if len(lines) > 0 {
-				res.Steps = append(res.Steps, Step{From: name + "#" + t, Script: strings.Join(lines, "\n"), Dir: tdir})
+				res.Steps = append(res.Steps, Step{From: name + "#" + t, Script: strings.Join(lines, "\n"), Dir: tdir, File: abs})
 				lines = nil
 			}
 		}

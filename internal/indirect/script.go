@@ -30,27 +30,37 @@ func (r *reader) scriptFile(name string, args []string) (Result, bool) {
 // shellFile resolves bash script.sh (and sh, zsh …) when the shell runs
 // a file rather than -c text or standard input.
 func (r *reader) shellFile(shell string, args []string, dynamic []bool) (Result, bool) {
+	noexec := false
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		switch {
 		case a == "-c" || a == "-s" || strings.HasPrefix(a, "-") && strings.ContainsAny(strings.TrimLeft(a, "-"), "cs") && !strings.HasPrefix(a, "--"):
 			return Result{}, false // the script is text, or read from stdin
 		case a == "-o" || a == "-O" || a == "--rcfile" || a == "--init-file":
+			if a == "-o" && i+1 < len(args) && args[i+1] == "noexec" {
+				noexec = true
+			}
 			i++
 		case a == "--":
 			if i+1 < len(args) {
-				return r.shellOperand(args[i+1], args[i+2:], dynamic, i+2)
+				return r.shellOperand(args[i+1], args[i+2:], dynamic, i+2, noexec)
 			}
 			return Result{}, false
+		case strings.HasPrefix(a, "-") && !strings.HasPrefix(a, "--"):
+			noexec = noexec || strings.Contains(a[1:], "n")
 		case strings.HasPrefix(a, "-") || strings.HasPrefix(a, "+"):
 		default:
-			return r.shellOperand(a, args[i+1:], dynamic, i+1)
+			return r.shellOperand(a, args[i+1:], dynamic, i+1, noexec)
 		}
 	}
 	return Result{}, false
 }
 
-func (r *reader) shellOperand(file string, args []string, dynamic []bool, at int) (Result, bool) {
+func (r *reader) shellOperand(file string, args []string, dynamic []bool, at int, noexec bool) (Result, bool) {
+	if noexec {
+		// bash -n checks the script's syntax and runs none of it.
+		return Result{Kind: "script", From: r.rel(r.abs(file)) + " (syntax check only)"}, true
+	}
 	if len(dynamic) > at && dynamic[at] {
 		return Result{Kind: "script", Why: "the script's name is not known"}, true
 	}
@@ -75,7 +85,7 @@ func (r *reader) readScript(abs string, args []string, viaShell bool) (Result, b
 		// The positional parameters are known: set them first.
 		text = "set -- " + joinArgs(args) + "\n" + text
 	}
-	return Result{Kind: "script", From: name, Steps: []Step{{From: name, Script: text, Dir: r.ws.Dir}}}, true
+	return Result{Kind: "script", From: name, Steps: []Step{{From: name, Script: text, Dir: r.ws.Dir, File: abs}}}, true
 }
 
 // codeFile resolves python3 tool.py, node scripts/x.js and the like: the
@@ -110,7 +120,7 @@ func (r *reader) codeFile(interp string, args []string, dynamic []bool) (Result,
 		if rest := args[i+1:]; len(rest) > 0 {
 			text = "set -- " + joinArgs(rest) + "\n" + text
 		}
-		return Result{Kind: "script", From: name, Steps: []Step{{From: name, Script: text, Dir: r.ws.Dir}}}, true
+		return Result{Kind: "script", From: name, Steps: []Step{{From: name, Script: text, Dir: r.ws.Dir, File: abs}}}, true
 	}
 	return Result{}, false
 }

@@ -333,7 +333,45 @@ func (s *scanner) envUse(i int) {
 	if i >= 2 && s.isPunct(i-1, "(") && namesOnly[s.toks[i-2].text] {
 		return // len(os.environ), Object.keys(process.env): names or a count
 	}
+	if s.childEnv(i) {
+		return
+	}
 	s.f.wholeEnv = true
+}
+
+// childEnv reports whether the whole environment at i is handed on as a
+// child process's environment, which copies it and shows nothing:
+// {env: process.env}, env=os.environ, and a spread into the object given
+// as env ({env: {...process.env, X: "1"}}).
+func (s *scanner) childEnv(i int) bool {
+	envKey := func(j int) bool { // toks[j] is env's : or =
+		return j >= 1 && (s.isPunct(j, ":") || s.isPunct(j, "=")) && s.toks[j-1].text == "env"
+	}
+	if envKey(i - 1) {
+		return true
+	}
+	if !(s.isPunct(i-1, ".") && s.isPunct(i-2, "..")) {
+		return false
+	}
+	// Find the brace the spread is in, within a few entries.
+	depth := 0
+	for j := i - 3; j >= 0 && j > i-64; j-- {
+		switch {
+		case s.isPunct(j, "}") || s.isPunct(j, ")") || s.isPunct(j, "]"):
+			depth++
+		case s.isPunct(j, "(") || s.isPunct(j, "["):
+			if depth == 0 {
+				return false
+			}
+			depth--
+		case s.isPunct(j, "{"):
+			if depth == 0 {
+				return envKey(j - 1)
+			}
+			depth--
+		}
+	}
+	return false
 }
 
 // envRef is the value of one environment variable read by name: the

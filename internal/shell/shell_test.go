@@ -36,6 +36,13 @@ func TestConstructs(t *testing.T) {
 		{"while a; do b; done; until c; do d; done", []string{"a: a", "b: b", "c: c", "d: d"}},
 		{"for x in 1 2; do echo $x; done", []string{"echo: echo 1", "echo: echo 2"}},
 		{"for x in $(ls); do echo $x; done", []string{"ls: ls <command-substitution>", "echo: echo $x"}},
+		// Make's variables in a recipe copied to the shell are values,
+		// not programs named SUDO; lower-case and argument-taking
+		// substitutions still run.
+		{"$(SUDO) $(DOCKER) build .", []string{"${sudo}: ${SUDO} ${DOCKER} build ."}},
+		{"$(GO_BIN2) test", []string{"${go_bin2}: ${GO_BIN2} test"}},
+		{"$(whoami) x", []string{"$(whoami): $(whoami) x", "whoami: whoami <command-substitution>"}},
+		{"$(SUDO -n) ls", []string{"$(sudo -n): $(SUDO -n) ls", "sudo: SUDO -n <command-substitution>"}},
 		{"case $x in a) b;; *) c;; esac", []string{"b: b", "c: c"}},
 		{"f() { a; }; f", []string{"f: f", "a: a"}},
 		{"f() { a; }", []string{"a: a"}},

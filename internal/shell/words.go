@@ -144,6 +144,13 @@ func (a *analyzer) parts(b *fieldBuilder, parts []syntax.WordPart, parent int, s
 				b.dynamic = true
 			}
 		case *syntax.CmdSubst:
+			if name, ok := makeVariable(p); ok {
+				// $(SUDO) copied from a Makefile recipe: Make's variable,
+				// empty unless set, not a program named SUDO.
+				b.dynamic = true
+				b.text("${" + name + "}")
+				continue
+			}
 			created := a.subst(p.Stmts, sc.nested(ViaCommandSubst, parent), sc.src)
 			inputs = append(inputs, created...)
 			b.subst = true
@@ -565,4 +572,46 @@ func max0(n int) int {
 		return -n
 	}
 	return n
+}
+
+// makeVariable reports whether a command substitution is Make's variable
+// syntax, $(NAME) with NAME an upper-case identifier and nothing else, and
+// returns NAME. As shell it would run a program of that name, which no
+// system has; commands copied from a recipe mean the variable, whose
+// value is unknown here (empty unless the environment or make's command
+// line sets it).
+func makeVariable(p *syntax.CmdSubst) (string, bool) {
+	if len(p.Stmts) != 1 || p.Backquotes {
+		return "", false
+	}
+	st := p.Stmts[0]
+	call, ok := st.Cmd.(*syntax.CallExpr)
+	if !ok || st.Negated || st.Background || st.Coprocess || len(st.Redirs) > 0 || len(call.Assigns) > 0 || len(call.Args) != 1 {
+		return "", false
+	}
+	w := call.Args[0]
+	if len(w.Parts) != 1 {
+		return "", false
+	}
+	lit, ok := w.Parts[0].(*syntax.Lit)
+	if !ok || !upperIdent(lit.Value) {
+		return "", false
+	}
+	return lit.Value, true
+}
+
+// upperIdent reports whether s is an upper-case identifier with at least
+// one letter: SUDO, GO_BIN, CC2.
+func upperIdent(s string) bool {
+	letter := false
+	for i, r := range s {
+		switch {
+		case r >= 'A' && r <= 'Z':
+			letter = true
+		case r == '_' || i > 0 && r >= '0' && r <= '9':
+		default:
+			return false
+		}
+	}
+	return letter
 }

@@ -12,6 +12,17 @@ import input.ahp.shell.programs
 
 commands := input.ahp.shell.commands
 
+# agent_text(cmd) holds when the agent wrote the text of cmd: typed in
+# this call (no provenance), not read from a definition the project
+# committed. Heuristics of style (decoding, eval of variables, dynamic
+# lookups, unpinned or fetched tool runs) judge what an agent improvised;
+# in a project's own wrapper scripts and build files they are the idiom.
+# What a command does (publishes, deletes, reads a credential) is judged
+# wherever its text was written, so effect rules do not use this.
+agent_text(cmd) if not cmd.provenance
+
+agent_text(cmd) if cmd.provenance.kind != "repository"
+
 # Programs whose script comes from -c, an operand or standard input.
 shells := {
 	"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "yash", "posh", "fish",

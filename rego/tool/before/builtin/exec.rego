@@ -29,6 +29,7 @@ violation contains {
 	input.ahp.shell.classes.downloader
 	some flow in shell.code_flows
 	input.ahp.shell.commands[flow[1]].name in shell.downloaders
+	shell.agent_text(input.ahp.shell.commands[flow[0]])
 }
 
 # METADATA
@@ -56,6 +57,7 @@ _decode_and_execute if {
 	input.ahp.tool.family == "shell"
 	some flow in shell.code_flows
 	shell.decoder(input.ahp.shell.commands[flow[1]])
+	shell.agent_text(input.ahp.shell.commands[flow[0]])
 }
 
 # Inline code, also fed on stdin, that decodes text and runs code it
@@ -66,6 +68,7 @@ _decode_and_execute if {
 	cmd := input.ahp.shell.commands[i]
 	cmd.code.decodes
 	cmd.code.dynamic_code
+	shell.agent_text(cmd)
 }
 
 _decode_and_execute if {
@@ -73,6 +76,7 @@ _decode_and_execute if {
 	some i in input.ahp.shell.classes.interpreter
 	cmd := input.ahp.shell.commands[i]
 	cmd.name in shell.interpreters
+	shell.agent_text(cmd)
 	some a in cmd.args
 	regex.match(`(?i)(exec|eval|system|popen|spawn)\s*\(.*(b64decode|base64|decode\(|fromcharcode|atob\(|unhexlify|fromhex|\.decode\(.hex)`, a)
 }

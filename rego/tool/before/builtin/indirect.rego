@@ -2,6 +2,7 @@ package ahp.tool.before.builtin
 
 import data.ahp.lib.args
 import data.ahp.lib.config
+import data.ahp.lib.shell
 import data.ahp.lib.tools
 import input.ahp.shell.programs
 
@@ -249,6 +250,7 @@ _loopback_url(v) if regex.match(`^[a-z+]*://([^@/]*@)?(localhost|127\.[0-9.]+|\[
 _untrusted_sources contains concat("", [_unwrapped_from(cmd), "go run ", m]) if {
 	some i in programs.go
 	cmd := input.ahp.shell.commands[i]
+	shell.agent_text(cmd)
 	cmd.args[0] == "run"
 	some m in array.slice(cmd.args, 1, count(cmd.args))
 	not startswith(m, "-")
@@ -262,6 +264,7 @@ _untrusted_sources contains concat("", [_unwrapped_from(cmd), cmd.name, " ", a])
 	name in {"pip", "pip3", "uv", "pipx", "uvx", "poetry", "pdm", "pipenv"}
 	some i in ixs
 	cmd := input.ahp.shell.commands[i]
+	shell.agent_text(cmd)
 	some a in cmd.args
 	_vcs_or_url_package(a)
 }
@@ -276,6 +279,7 @@ _vcs_or_url_package(a) if regex.match(`^https?://.*\.(whl|tar\.gz|zip|tgz)(#.*)?
 _untrusted_sources contains concat("", [_unwrapped_from(cmd), "cargo install --git ", v]) if {
 	some i in programs.cargo
 	cmd := input.ahp.shell.commands[i]
+	shell.agent_text(cmd)
 	cmd.args[0] == "install"
 	v := args.option_value(cmd.args, "", "--git")
 }
@@ -287,6 +291,7 @@ _untrusted_sources contains concat("", [_unwrapped_from(cmd), cmd.name, " -y ", 
 	name in {"npx", "pnpx", "pnpm", "yarn", "bunx", "bun"}
 	some i in ixs
 	cmd := input.ahp.shell.commands[i]
+	shell.agent_text(cmd)
 	cmd.package.manifest
 	not cmd.package.declared
 	_runs_without_asking(cmd)
@@ -323,4 +328,5 @@ violation contains {
 	some i in input.ahp.shell.classes.interpreter
 	cmd := input.ahp.shell.commands[i]
 	cmd.code.dynamic_lookup
+	shell.agent_text(cmd)
 }
