@@ -107,6 +107,7 @@ func writeExplanation(ctx context.Context, w io.Writer, eng *engine.Engine, data
 	fmt.Fprintf(w, "decision: %s, policy revision %s\n", verdict, d.Revision)
 	fmt.Fprintf(w, "input.ahp computed: %s\n", partsNote(parts))
 	writeEffects(w, input)
+	writeProvenance(w, input)
 	for _, e := range d.Errors {
 		note := ""
 		if e.Shadow {
@@ -238,6 +239,13 @@ func writeEffects(w io.Writer, input ast.Value) {
 		if via := followedFrom(cmds, termAt(e, "command")); via != "" {
 			line += ", via " + via
 		}
+		if n, ok := termAt(e, "command").(ast.Number); ok && cmds != nil {
+			if i, ok := n.Int(); ok && i >= 0 && i < cmds.Len() {
+				if cmd, _ := cmds.Elem(i).Value.(ast.Object); termAt(cmd, "provenance") != nil {
+					line += ", text " + provenanceOf(cmd)
+				}
+			}
+		}
 		fmt.Fprintln(w, line+")")
 	})
 }
@@ -281,4 +289,51 @@ func termAt(obj ast.Object, key string) ast.Value {
 func text(obj ast.Object, key string) string {
 	s, _ := termAt(obj, key).(ast.String)
 	return string(s)
+}
+
+// provenanceOf says where a command's text came from: typed by the agent,
+// or read from a definition of the repository.
+func provenanceOf(cmd ast.Object) string {
+	p, _ := termAt(cmd, "provenance").(ast.Object)
+	if p == nil {
+		return "typed by the agent"
+	}
+	return "read from the " + text(p, "kind") + " (" + text(p, "from") + ")"
+}
+
+// writeProvenance says where the text of the commands judged came from:
+// how many the agent typed and, per definition followed, how many were
+// read from the repository, which heuristics of style do not judge.
+func writeProvenance(w io.Writer, input ast.Value) {
+	obj, _ := input.(ast.Object)
+	ahp, _ := termAt(obj, enrich.InputKey).(ast.Object)
+	shell, _ := termAt(ahp, "shell").(ast.Object)
+	cmds, _ := termAt(shell, "commands").(*ast.Array)
+	if cmds == nil {
+		return
+	}
+	typed := 0
+	var order []string
+	counts := map[string]int{}
+	cmds.Foreach(func(t *ast.Term) {
+		cmd, _ := t.Value.(ast.Object)
+		p, _ := termAt(cmd, "provenance").(ast.Object)
+		if p == nil {
+			typed++
+			return
+		}
+		key := text(p, "kind") + " " + text(p, "from")
+		if counts[key] == 0 {
+			order = append(order, key)
+		}
+		counts[key]++
+	})
+	if len(order) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "provenance: %d command(s) typed by the agent, judged in full\n", typed)
+	for _, k := range order {
+		kind, from, _ := strings.Cut(k, " ")
+		fmt.Fprintf(w, "  %d command(s) read from the %s (%s): judged by their effects, not their style\n", counts[k], kind, from)
+	}
 }

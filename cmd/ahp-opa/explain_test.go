@@ -117,7 +117,7 @@ func TestExplainEffectsFollowed(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct{ command, want string }{
-		{"make deploy", `publish of package registry by npm (from data row "npm publish", confidence high, approvable, via Makefile#deploy)`},
+		{"make deploy", `publish of package registry by npm (from data row "npm publish", confidence high, approvable, via Makefile#deploy, text read from the repository (Makefile#deploy))`},
 		{"npm publish", `publish of package registry by npm (from data row "npm publish", confidence high, approvable)`},
 	} {
 		event := strings.NewReplacer("/home/dev/repo", ws, "git push -f && cat .env", tc.command).Replace(explainEvent)
@@ -127,6 +127,42 @@ func TestExplainEffectsFollowed(t *testing.T) {
 		}
 		if !strings.Contains(out.String(), tc.want+"\n") {
 			t.Errorf("%s: explanation lacks %q:\n%s", tc.command, tc.want, out.String())
+		}
+	}
+}
+
+// TestExplainProvenance: a wrapper script the project committed (here in
+// the style of Gradle's and Maven's wrappers: eval set -- of a decoded
+// option string, exec of a variable) is judged by what it does, and the
+// explanation says whose text each command was (issue 28).
+func TestExplainProvenance(t *testing.T) {
+	p, err := bundles.Builtin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	eng := engine.New(engine.Options{Home: "/home/dev"})
+	if err := eng.Load(context.Background(), p); err != nil {
+		t.Fatal(err)
+	}
+	ws := t.TempDir()
+	wrapper := "#!/bin/sh\nJAVACMD=${JAVA_HOME:-/usr}/bin/java\n" +
+		"eval set -- $(printf '%s\\n' \"$JAVA_OPTS\" | xargs -n1 | sed 's~[^-[:alnum:]]~\\\\&~g' | tr '\\n' ' ') '\"$@\"'\n" +
+		"exec \"$JAVACMD\" -jar wrapper.jar \"$@\"\n"
+	if err := os.WriteFile(filepath.Join(ws, "buildw"), []byte(wrapper), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	event := strings.NewReplacer("/home/dev/repo", ws, "git push -f && cat .env", "./buildw check -x test").Replace(explainEvent)
+	var out bytes.Buffer
+	if err := explainDecision(context.Background(), &out, eng, []byte(event)); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"decision: no objection",
+		"provenance: 1 command(s) typed by the agent, judged in full\n",
+		"command(s) read from the repository (buildw): judged by their effects, not their style\n",
+	} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("explanation lacks %q:\n%s", want, out.String())
 		}
 	}
 }
