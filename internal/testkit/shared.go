@@ -23,6 +23,7 @@ const (
 	EnvAHPDir        = "AHP_SHARED_DIR"     // the folder holding PROTOCOL.md and conformance/
 	EnvAdaptersDir   = "AHP_ADAPTERS_DIR"   // the folder holding CONTRACTS.md and fixtures/
 	EnvRequireShared = "AHP_REQUIRE_SHARED" // "1": missing material fails instead of skipping
+	EnvEvalDir       = "AHP_EVAL_DIR"       // the folder holding the outside labelled sets (realworld1.jsonl …)
 )
 
 // AHP returns the AHP material folder (PROTOCOL.md, conformance/), or skips
@@ -45,6 +46,14 @@ func Adapters(tb testing.TB) string {
 // error says where it looked and how to point elsewhere.
 func LocateAHP() (string, error) {
 	return locate(EnvAHPDir, "ahp", filepath.Join("conformance", "INDEX.json"))
+}
+
+// Eval returns the folder of labelled sets written outside the team
+// (redteam*.jsonl, realworld*.jsonl), or skips tb when it is absent.
+func Eval(tb testing.TB) string {
+	tb.Helper()
+	dir, err := locate(EnvEvalDir, "eval", "realworld1.jsonl")
+	return settle(tb, dir, err)
 }
 
 // LocateAdapters is LocateAHP for the native-hook material.
