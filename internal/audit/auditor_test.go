@@ -362,6 +362,7 @@ func TestSessionFacts(t *testing.T) {
 		"total_calls":     "2",
 		"denied":          "1",
 		"files_read":      `["/repo/.env"]`,
+		"files_written":   "[]",
 		"secrets_touched": "true",
 		"secret_paths":    `["/repo/.env"]`,
 		"hosts_fetched":   "[]",

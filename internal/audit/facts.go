@@ -29,7 +29,7 @@ type Classifier func(ev *transport.Event, input ast.Value) Call
 // ids). What a bound pushes out is counted (FactsStats) and logged.
 const (
 	maxSessions      = 10_000
-	maxFactItems     = 64   // files_read, hosts_fetched, secret_paths, recent
+	maxFactItems     = 64   // files_read, files_written, hosts_fetched, secret_paths, recent
 	maxFactItemBytes = 4096 // one path or host; longer ones are cut
 	maxFamilies      = 64   // calls by family; more go to "other"
 	maxCountedCalls  = 1024
@@ -77,6 +77,7 @@ type session struct {
 	calls   map[string]int // allowed or executed calls by family
 	denied  int
 	reads   []*ast.Term
+	writes  []*ast.Term
 	hosts   []*ast.Term
 	secrets []*ast.Term
 	recent  []*ast.Term         // {family, time_ns}
@@ -257,6 +258,10 @@ func (s *session) count(callID string, c Call, now time.Time) (evicted uint64) {
 			evicted += n
 		}
 	}
+	for _, p := range c.Writes {
+		s.writes, n = addString(s.writes, p)
+		evicted += n
+	}
 	for _, h := range c.Hosts {
 		s.hosts, n = addString(s.hosts, h)
 		evicted += n
@@ -310,7 +315,7 @@ func (f *Facts) expire(now time.Time) {
 
 // toValue builds the documented input.ahp.session object.
 func (s *session) toValue() ast.Value {
-	return (&SessionSummary{Calls: s.calls, Denied: s.denied, Reads: s.reads, Hosts: s.hosts,
+	return (&SessionSummary{Calls: s.calls, Denied: s.denied, Reads: s.reads, Writes: s.writes, Hosts: s.hosts,
 		Secrets: s.secrets, Recent: s.recent}).Value()
 }
 
@@ -319,10 +324,10 @@ func (s *session) toValue() ast.Value {
 // Value, so that a policy sees one shape whichever store holds the
 // session (this process's memory, or the fleet's shared store).
 type SessionSummary struct {
-	Calls                 map[string]int // allowed or executed calls by family
-	Denied                int
-	Reads, Hosts, Secrets []*ast.Term // strings
-	Recent                []*ast.Term // RecentCall entries, oldest first
+	Calls                         map[string]int // allowed or executed calls by family
+	Denied                        int
+	Reads, Writes, Hosts, Secrets []*ast.Term // strings
+	Recent                        []*ast.Term // RecentCall entries, oldest first
 }
 
 // RecentCall is one entry of input.ahp.session.recent.
@@ -347,6 +352,7 @@ func (s *SessionSummary) Value() ast.Value {
 		ast.Item(ast.InternedTerm("total_calls"), ast.IntNumberTerm(total)),
 		ast.Item(ast.InternedTerm("denied"), ast.IntNumberTerm(s.Denied)),
 		ast.Item(ast.InternedTerm("files_read"), termArray(s.Reads)),
+		ast.Item(ast.InternedTerm("files_written"), termArray(s.Writes)),
 		ast.Item(ast.InternedTerm("hosts_fetched"), termArray(s.Hosts)),
 		ast.Item(ast.InternedTerm("secrets_touched"), ast.BooleanTerm(len(s.Secrets) > 0)),
 		ast.Item(ast.InternedTerm("secret_paths"), termArray(s.Secrets)),

@@ -16,6 +16,10 @@ type CallFacts struct {
 	Reads  []string // files the call shows or copies
 	Hosts  []string // hosts it contacts
 	Secret bool     // one of Reads is a secret (.env, a private key, cloud credentials)
+	// Writes are the files the call writes: a file tool's, a shell
+	// redirect's, a copy's destination. A definition the session wrote is
+	// the agent's text when a later command runs it.
+	Writes []string
 }
 
 // readers are shell programs whose file arguments are read.
@@ -24,6 +28,9 @@ var readers = []string{
 	"cut", "sort", "uniq", "base64", "xxd", "od", "hexdump", "strings",
 	"cp", "scp", "rsync", "tar", "zip", "gzip", "source", ".", "vi", "vim", "nano", "view", "diff",
 }
+
+// writers write their last file argument: copies, moves, links.
+var writers = []string{"cp", "mv", "install", "ln", "rsync", "scp"}
 
 // copiers read every file argument but the last.
 var copiers = []string{"cp", "scp", "rsync"}
@@ -49,9 +56,14 @@ func describe(ahp ast.Object) CallFacts {
 	}
 	tool := object(ahp, "tool")
 	c.Family, _ = text(tool, "family")
-	if c.Family == FamilyFileRead || c.Family == FamilySearch {
+	switch c.Family {
+	case FamilyFileRead, FamilySearch:
 		for _, p := range elems(tool, "paths") {
 			c.addRead(p.Value)
+		}
+	case FamilyFileWrite, FamilyFileEdit:
+		for _, p := range elems(tool, "paths") {
+			c.addWrite(p.Value)
 		}
 	}
 	for _, u := range elems(tool, "urls") {
@@ -69,10 +81,23 @@ func describe(ahp ast.Object) CallFacts {
 				c.addRead(p.Value)
 			}
 		}
+		if paths := elems(cmd, "paths"); len(paths) > 1 && slices.Contains(writers, name) {
+			c.addWrite(paths[len(paths)-1].Value)
+		} else if name == "tee" {
+			for _, p := range paths {
+				c.addWrite(p.Value)
+			}
+		}
 		for _, r := range elems(cmd, "redirects") {
 			r, _ := r.Value.(ast.Object)
-			if op, _ := text(r, "op"); op == "<" || op == "<>" {
+			switch op, _ := text(r, "op"); op {
+			case "<":
 				c.addRead(field(r, "path"))
+			case "<>":
+				c.addRead(field(r, "path"))
+				c.addWrite(field(r, "path"))
+			case ">", ">>", ">|", "&>", "&>>":
+				c.addWrite(field(r, "path"))
 			}
 		}
 		for _, u := range elems(cmd, "urls") {
@@ -93,6 +118,14 @@ func (c *CallFacts) addRead(v ast.Value) {
 	homeRel, _ := text(p, "home_rel")
 	if isSecretPath(base, homeRel) {
 		c.Secret = true
+	}
+}
+
+func (c *CallFacts) addWrite(v ast.Value) {
+	p, _ := v.(ast.Object)
+	path, _ := text(p, "path")
+	if path != "" && !slices.Contains(c.Writes, path) {
+		c.Writes = append(c.Writes, path)
 	}
 }
 

@@ -19,6 +19,7 @@ type factsDoc struct {
 	Calls   map[string]int `json:"calls"`
 	Denied  int            `json:"denied"`
 	Reads   []string       `json:"files_read"`
+	Writes  []string       `json:"files_written"`
 	Hosts   []string       `json:"hosts_fetched"`
 	Secrets []string       `json:"secret_paths"`
 	Recent  []struct {
@@ -41,7 +42,7 @@ func decodeFacts(b []byte) (ast.Value, error) {
 		}
 		recent = append(recent, audit.RecentCall(r.Family, ast.Number(r.TimeNS)))
 	}
-	return (&audit.SessionSummary{Calls: d.Calls, Denied: d.Denied, Reads: stringTerms(d.Reads),
+	return (&audit.SessionSummary{Calls: d.Calls, Denied: d.Denied, Reads: stringTerms(d.Reads), Writes: stringTerms(d.Writes),
 		Hosts: stringTerms(d.Hosts), Secrets: stringTerms(d.Secrets), Recent: recent}).Value(), nil
 }
 

@@ -7,7 +7,8 @@
 -- once; ARGV[3] the session's TTL in ms; ARGV[4] the call's family;
 -- ARGV[5] its time in ns (a string: Lua numbers are doubles);
 -- ARGV[6] "1" when the paths read are secrets; ARGV[7] how many paths
--- read follow; then the paths, then the hosts.
+-- read follow; then the paths; then how many paths written follow, then
+-- those; then the hosts.
 -- Returns how many entries the bounds pushed out, or -1 when the update
 -- was applied already.
 local maxItems, maxFamilies, maxIds = 64, 64, 1024
@@ -73,13 +74,17 @@ else
     add('files_read', ARGV[i])
     if ARGV[6] == '1' then add('secret_paths', ARGV[i]) end
   end
-  for i = 8 + nreads, #ARGV do
+  local nwrites = tonumber(ARGV[8 + nreads])
+  for i = 9 + nreads, 8 + nreads + nwrites do
+    add('files_written', ARGV[i])
+  end
+  for i = 9 + nreads + nwrites, #ARGV do
     add('hosts_fetched', ARGV[i])
   end
 end
 
 -- cjson writes an empty table as {}: leave empty lists out instead.
-for _, name in ipairs({'recent', 'files_read', 'secret_paths', 'hosts_fetched'}) do
+for _, name in ipairs({'recent', 'files_read', 'files_written', 'secret_paths', 'hosts_fetched'}) do
   if type(f[name]) == 'table' and #f[name] == 0 then f[name] = nil end
 end
 redis.call('SET', KEYS[1], cjson.encode(f), 'PX', ttl)

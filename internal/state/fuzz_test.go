@@ -23,7 +23,7 @@ func FuzzDecodeFacts(f *testing.F) {
 		if !ok {
 			t.Fatalf("facts are %T", v)
 		}
-		for _, k := range []string{"calls", "total_calls", "denied", "files_read", "hosts_fetched", "secrets_touched", "secret_paths", "recent"} {
+		for _, k := range []string{"calls", "total_calls", "denied", "files_read", "files_written", "hosts_fetched", "secrets_touched", "secret_paths", "recent"} {
 			if obj.Get(ast.StringTerm(k)) == nil {
 				t.Fatalf("facts lack %s: %v", k, obj)
 			}
@@ -34,12 +34,12 @@ func FuzzDecodeFacts(f *testing.F) {
 // TestDecodeFactsShape: the stored form becomes the object the in-process
 // store builds, time_ns a number and secrets_touched derived.
 func TestDecodeFactsShape(t *testing.T) {
-	v, err := decodeFacts([]byte(`{"calls":{"shell":2,"file_read":1},"denied":1,"files_read":["/repo/.env"],"secret_paths":["/repo/.env"],"recent":[{"f":"shell","t":"1767323045000000001"}]}`))
+	v, err := decodeFacts([]byte(`{"calls":{"shell":2,"file_read":1},"denied":1,"files_read":["/repo/.env"],"files_written":["/repo/Makefile"],"secret_paths":["/repo/.env"],"recent":[{"f":"shell","t":"1767323045000000001"}]}`))
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := ast.MustParseTerm(`{"calls":{"shell":2,"file_read":1},"total_calls":3,"denied":1,"files_read":["/repo/.env"],
-		"hosts_fetched":[],"secrets_touched":true,"secret_paths":["/repo/.env"],"recent":[{"family":"shell","time_ns":1767323045000000001}]}`)
+		"files_written":["/repo/Makefile"],"hosts_fetched":[],"secrets_touched":true,"secret_paths":["/repo/.env"],"recent":[{"family":"shell","time_ns":1767323045000000001}]}`)
 	if v.Compare(want.Value) != 0 {
 		t.Errorf("facts = %v\nwant    %v", v, want)
 	}

@@ -693,10 +693,14 @@ func (r *Redis) script(c rueidis.Client, u *audit.Update, op, id string) rueidis
 	if family == "" {
 		family = "other"
 	}
-	args := make([]string, 0, 7+len(u.Call.Reads)+len(u.Call.Hosts))
+	args := make([]string, 0, 8+len(u.Call.Reads)+len(u.Call.Writes)+len(u.Call.Hosts))
 	args = append(args, op, id, strconv.FormatInt(r.win.Session.Milliseconds(), 10), family,
 		strconv.FormatInt(u.Time.UnixNano(), 10), secret, strconv.Itoa(len(u.Call.Reads)))
 	for _, p := range u.Call.Reads {
+		args = append(args, audit.CutFactItem(p))
+	}
+	args = append(args, strconv.Itoa(len(u.Call.Writes)))
+	for _, p := range u.Call.Writes {
 		args = append(args, audit.CutFactItem(p))
 	}
 	for _, h := range u.Call.Hosts {

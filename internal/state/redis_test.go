@@ -585,6 +585,8 @@ func TestFactsEqualTheMemoryStore(t *testing.T) {
 			cmd = "cat /repo/.env"
 		case 2:
 			cmd = fmt.Sprintf("curl -s https://h%d.example.com/", i%70)
+		case 3:
+			cmd = fmt.Sprintf("echo %d > /repo/w%d", i, i)
 		}
 		bounds = append(bounds, shell(fmt.Sprintf("e%d", i), "s1", cmd))
 		if i%9 == 0 {
@@ -599,6 +601,8 @@ func TestFactsEqualTheMemoryStore(t *testing.T) {
 		{"families, reads, hosts, a deny, and a denied call that ran anyway", []step{
 			tool("r1", "s1", "Read", "read", map[string]any{"file_path": "/repo/id_rsa"}),
 			tool("w1", "s1", "WebFetch", "fetch", map[string]any{"url": "https://example.com/x"}),
+			tool("w2", "s1", "Write", "edit", map[string]any{"file_path": "/repo/Makefile", "content": "all:\n\ttrue\n"}),
+			shell("e0", "s1", "cp /tmp/a.sh /repo/run.sh && echo x >> /repo/b.sh"),
 			tool("m1", "s1", "mcp__db__query", "", map[string]any{"sql": "select 1"}),
 			shell("e1", "s1", "curl https://example.org"),
 			shell("e2", "s2", "ls"),

@@ -23,6 +23,10 @@ agent_text(cmd) if not cmd.provenance
 
 agent_text(cmd) if cmd.provenance.kind != "repository"
 
+# A definition the session wrote (a file tool, a redirect, a copy; see
+# input.ahp.session.files_written) is the agent's text, however it is run.
+agent_text(cmd) if cmd.provenance.file in input.ahp.session.files_written
+
 # Programs whose script comes from -c, an operand or standard input.
 shells := {
 	"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "yash", "posh", "fish",

@@ -257,3 +257,13 @@ test_effects_judged_wherever_written if {
 		denies(from_repository(bash(c)), "dev.ahp-opa.publish.package")
 	}
 }
+
+# A definition the agent wrote in this session is its own text again.
+test_definition_written_this_session_is_agent_text if {
+	every c in ["echo cm0gLXJmIC90bXAveAo= | base64 -d | sh"] {
+		written := json.patch(from_repository(bash(c)), [{"op": "add", "path": "/ahp/session", "value": {"files_written": ["/home/dev/repo/gradlew"]}}])
+		denies(written, "dev.ahp-opa.exec.decode-and-execute")
+		other := json.patch(from_repository(bash(c)), [{"op": "add", "path": "/ahp/session", "value": {"files_written": ["/home/dev/repo/Makefile"]}}])
+		not denies(other, "dev.ahp-opa.exec.decode-and-execute")
+	}
+}
