@@ -80,9 +80,7 @@ func (en *enricher) effects(m *effects.Matcher, fam, toolName string, input ast.
 			c := &a.Commands[i]
 			ws := commandWorkspace{pc: en.pc, dir: en.commandDir(c)}
 			out = m.Command(c, i, ws, out)
-			if !en.resolved[i] {
-				out = targetVerbs(m, c, i, out)
-			}
+			out = targetVerbs(m, c, i, en.resolved[i], out)
 			for _, r := range c.Redirects {
 				if !writeOps[r.Op] || r.Target == "" {
 					continue

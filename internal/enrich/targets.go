@@ -48,6 +48,74 @@ func runnerTarget(c *shell.Command) string {
 	return ""
 }
 
+var shellNames = map[string]bool{"sh": true, "bash": true, "zsh": true, "dash": true, "ksh": true}
+
+// scriptTarget returns the name of a script file c runs: ./scripts/publish,
+// python scripts/release.py, bash script/deploy.sh. "" when c runs none.
+func scriptTarget(c *shell.Command) string {
+	switch c.Name {
+	case "sh", "bash", "zsh", "dash", "ksh", "python", "python2", "python3", "node", "ruby", "perl", "php", "tsx", "ts-node", "deno":
+		args := c.Args()
+		for i := 0; i < len(args); i++ {
+			a := args[i]
+			switch {
+			case strings.HasPrefix(a, "-"):
+				if a == "-c" || a == "-e" || a == "-m" || a == "-p" || a == "-r" || a == "--eval" {
+					return "" // code or a module, not a script file
+				}
+				if shellNames[c.Name] && !strings.HasPrefix(a, "--") && strings.Contains(a, "n") {
+					return "" // bash -n checks the script and runs none of it
+				}
+			case c.Name == "deno" && a == "run":
+			default:
+				return scriptName(a)
+			}
+		}
+		return ""
+	}
+	if len(c.Argv) > 0 && strings.Contains(c.Argv[0], "/") && !systemProgram(c.Argv[0]) {
+		return scriptName(c.Argv[0])
+	}
+	return ""
+}
+
+// leadingWord is the first word of a script's name, past a leading
+// number (04_post_publish is post).
+func leadingWord(name string) string {
+	for _, w := range strings.FieldsFunc(strings.ToLower(name), func(r rune) bool {
+		return r == '-' || r == '_' || r == '.' || r == ' '
+	}) {
+		if strings.Trim(w, "0123456789") != "" {
+			return w
+		}
+	}
+	return ""
+}
+
+// scriptName is the name a script file goes by: its base name without
+// the extension, "" for a name that holds no word (./x, a dynamic one).
+func scriptName(p string) string {
+	if strings.ContainsAny(p, "$`") {
+		return ""
+	}
+	base := p[strings.LastIndexAny(p, `/\`)+1:]
+	if dot := strings.LastIndexByte(base, '.'); dot > 0 {
+		base = base[:dot]
+	}
+	return base
+}
+
+// systemProgram reports whether a program named by path is the system's
+// (/usr/bin/env, /bin/rm), which its own name and the table judge.
+func systemProgram(p string) bool {
+	for _, dir := range []string{"/bin/", "/sbin/", "/usr/", "/opt/homebrew/", "/nix/", "/snap/"} {
+		if strings.HasPrefix(p, dir) {
+			return true
+		}
+	}
+	return false
+}
+
 // valueOptions are, per runner, the options whose value is the next
 // word (make -C dir, task -d dir): make's -d and -t take none.
 var valueOptions = map[string]map[string]bool{
@@ -68,9 +136,11 @@ var (
 	taskValueOptions = map[string]bool{"-d": true, "--dir": true, "-t": true, "--taskfile": true}
 )
 
-// notReal are words of a target's name that say it rehearses or stays
-// on this machine: deploy-dry-run, release:local.
-var notReal = map[string]bool{"dry": true, "dryrun": true, "local": true, "localhost": true}
+// notReal are words of a target's name that say it rehearses, stays on
+// this machine, or prepares or checks a release rather than making it:
+// deploy-dry-run, release:local, release-notes, release:changelog:fix.
+var notReal = map[string]bool{"dry": true, "dryrun": true, "dry-run": true, "local": true, "localhost": true,
+	"notes": true, "changelog": true, "check": true, "verify": true, "lint": true, "test": true, "preview": true}
 
 // targetVerbs lets the name of a runner's target speak when what it runs
 // could not be read (no workspace, no such file, a definition outside the
@@ -78,14 +148,31 @@ var notReal = map[string]bool{"dry": true, "dryrun": true, "local": true, "local
 // A followed definition is judged by what it runs instead; an unknown
 // target is otherwise a blind spot, as an unknown CLI would be without
 // its verbs.
-func targetVerbs(m *effects.Matcher, c *shell.Command, i int, out []effects.Effect) []effects.Effect {
-	target := runnerTarget(c)
+func targetVerbs(m *effects.Matcher, c *shell.Command, i int, resolved bool, out []effects.Effect) []effects.Effect {
+	target := ""
+	if !resolved {
+		target = runnerTarget(c)
+	}
+	if target == "" {
+		// A script file's name speaks whether it was read or not: code in
+		// a general-purpose language (release.py, publish.mjs) does more
+		// than its analysis can show. Only a name that starts with its
+		// verb says what the script does: release.sh, publish-crates.py,
+		// upload_asset.sh, but not pre-publish-checks.mjs or
+		// lock-pre-release-versions.mjs.
+		if name := scriptTarget(c); len(m.ToolVerbs(leadingWord(name), nil)) > 0 {
+			target = name // its other words may still say it reads or is not real
+		}
+	}
 	if target == "" {
 		return out
 	}
 	for _, a := range c.Args() {
 		if a == "--help" || a == "-h" {
 			return out // prints its usage, as an unknown CLI's verbs would not speak then
+		}
+		if strings.HasPrefix(a, "--") && notReal[strings.TrimPrefix(a, "--")] {
+			return out // script/release --local, ./deploy.sh --dry-run
 		}
 	}
 	for _, w := range strings.FieldsFunc(strings.ToLower(target), func(r rune) bool {

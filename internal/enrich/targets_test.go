@@ -29,3 +29,45 @@ func TestTargetVerbsOnlyWhenUnread(t *testing.T) {
 		t.Errorf("make deploy from a file that is not there: effects from %v, want one target-verb", got)
 	}
 }
+
+// TestScriptNamesSpeak: a script file's name speaks when it starts with
+// a verb, read or not (code in a general-purpose language does more than
+// its analysis shows); a name that says it checks, prepares or rehearses,
+// a syntax check and a --local run do not.
+func TestScriptNamesSpeak(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "scripts"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "scripts", "release.py"), []byte("import subprocess\nsubprocess.run(cmd)\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	verbs := func(command string) []string {
+		var out []string
+		effs, _ := ahpOf(t, shellEvent(command, dir))["effects"].([]any)
+		for _, e := range effs {
+			if src := e.(map[string]any)["source"].(map[string]any); src["kind"] == "target-verb" {
+				out = append(out, src["verb"].(string))
+			}
+		}
+		return out
+	}
+	for command, speaks := range map[string]bool{
+		"./scripts/publish":                            true,
+		"python scripts/release.py --version 2":        true, // read, and still named
+		"bash .github/workflows/upload_asset.sh x":     true,
+		"node ./tools/release/04_deploy.ts":            true,
+		"./scripts/release-notes.sh v1 v2":             false,
+		"node ./scripts/pre-publish-optimizations.mjs": false,
+		"python ./scripts/deploy_docs_status.py":       false,
+		"bash -n deploy.sh":                            false,
+		"script/release --local v1":                    false,
+		"./scripts/build.sh":                           false,
+		"/usr/bin/release":                             false,
+		"python -m release":                            false,
+	} {
+		if got := verbs(command); (len(got) > 0) != speaks {
+			t.Errorf("%s: target verbs %v, want the name to speak: %v", command, got, speaks)
+		}
+	}
+}

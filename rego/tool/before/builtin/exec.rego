@@ -29,7 +29,27 @@ violation contains {
 	input.ahp.shell.classes.downloader
 	some flow in shell.code_flows
 	input.ahp.shell.commands[flow[1]].name in shell.downloaders
-	shell.agent_text(input.ahp.shell.commands[flow[0]])
+	not _project_installer(flow)
+}
+
+# A project's committed script that installs a tool with its installer
+# from a code forge over HTTPS (a CI lint target's golangci-lint, a
+# cargo-binstall bootstrap) made that choice when it was committed; the
+# same line typed by the agent, or a download from anywhere else, is
+# judged.
+_project_installer(flow) if {
+	not shell.agent_text(input.ahp.shell.commands[flow[0]])
+	dl := input.ahp.shell.commands[flow[1]]
+	count(dl.urls) > 0
+	every u in dl.urls {
+		u.scheme == "https"
+		u.host in _forge_hosts
+	}
+}
+
+_forge_hosts := {
+	"github.com", "raw.githubusercontent.com", "objects.githubusercontent.com", "gist.githubusercontent.com",
+	"gitlab.com", "bitbucket.org", "codeberg.org",
 }
 
 # METADATA
