@@ -34,9 +34,10 @@ import (
 // the broken equivalences; the test fails below the floors.
 //
 // The floors sit just under what was measured when the test landed (all
-// rows: 99.9 % of 15750 dangerous, 99.99 % of 40258 benign); the known
-// broken ones are xargs fed a variable (printf '%s\0' "$HOME" | xargs -0 …)
-// and Codex's bash -lc around commands its agent rules read differently.
+// rows: 99.97 % of 15750 dangerous, 99.99 % of 40258 benign); the known
+// broken ones are xargs fed a substitution (printf '%s\0' "$(curl …)" |
+// xargs -0 perl -e) and Codex's bash -lc around commands its agent rules
+// read differently (ssh -T, docker run -it).
 const (
 	minDangerInvariance = 0.995
 	minBenignInvariance = 0.999

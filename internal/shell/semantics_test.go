@@ -38,6 +38,8 @@ func TestSemantics(t *testing.T) {
 		{"printf '%s\\0' /home/dev | xargs -0 rm -rf", "rm: rm -rf /home/dev [xargs]"},
 		{"printf '%s\\0' 'import os; os.system(1)' | xargs -0 python3 -c", "python3: python3 -c import os; os.system(1) [xargs]"},
 		{"printf 'a b:/srv' | xargs -d: rm -rf", "rm: rm -rf a b /srv [xargs]"},
+		{"printf '%s\\0' \"$HOME\"/* | xargs -0 rm -rf", "rm: rm -rf $HOME/* [xargs]"},
+		{"echo $HOME | xargs rm -rf", "rm: rm -rf $HOME [xargs]"},
 		{"printf 'a b\\n/srv' | xargs -d '\\n' rm -rf", "rm: rm -rf a b /srv [xargs]"},
 		{"find ~/.ssh -name 'id_*' -exec cat {} \\;", "cat: cat ~/.ssh/id_* <find-exec>"},
 		{"find /etc -exec sh -c 'rm -rf \"$1\"' _ {} \\;", "rm: rm -rf /etc <shell>"},

@@ -65,6 +65,15 @@ func (a *analyzer) xargs(idx int, words []field, env []Assign, redirs []Redirect
 		return nil, false // xargs alone runs echo
 	}
 	items, known := a.stdinItems(redirs, sep)
+	if !known && repl == "" {
+		// printf '%s\0' "$HOME" | xargs -0 rm -rf: the words printed
+		// are the items, as written when their value is unknown.
+		if words, ok := a.printedWords(sep); ok {
+			out := make([]field, 0, len(cmd)+len(words))
+			out = append(out, cmd...)
+			return append(out, words...), true
+		}
+	}
 	if !known {
 		if repl != "" && shellTemplate(joinTexts(cmd)) && strings.Contains(joinTexts(cmd), repl) {
 			a.out.Commands[idx].DynamicCode = true
@@ -119,6 +128,31 @@ func xargsDelimiter(d string) string {
 		return "\n"
 	}
 	return d[:1]
+}
+
+// printedWords returns the words of the one command piped in when it
+// prints each as one item (printf '%s\n' or '%s\0' with its separator,
+// echo with blank separation), keeping the dynamic mark of each word.
+func (a *analyzer) printedWords(sep string) ([]field, bool) {
+	if len(a.stdin) != 1 {
+		return nil, false
+	}
+	c := &a.out.Commands[a.stdin[0]]
+	var from int
+	switch {
+	case c.Name == "echo" && sep == "" && len(c.Argv) > 1 && !strings.HasPrefix(c.Argv[1], "-"):
+		from = 1
+	case c.Name == "printf" && len(c.Argv) > 2 && !c.Dynamic[1] &&
+		(ansiC(c.Argv[1]) == "%s"+sep || sep == "" && ansiC(c.Argv[1]) == "%s\n"):
+		from = 2
+	default:
+		return nil, false
+	}
+	words := make([]field, 0, len(c.Argv)-from)
+	for j := from; j < len(c.Argv); j++ {
+		words = append(words, field{text: c.Argv[j], dynamic: c.Dynamic[j]})
+	}
+	return words, true
 }
 
 func joinTexts(fs []field) string {
