@@ -641,7 +641,7 @@ func (a *Auditor) observe(ob *transport.Observation) error {
 			}
 		}
 	case ahp.EventSessionEnd:
-		a.facts.end(ev.Source, r.SessionID)
+		a.facts.ended(ev.Source, r.SessionID, now)
 		if a.shared != nil {
 			a.shared.store.Send(Update{Kind: UpdateEnd, Time: now, Source: ev.Source, SessionID: r.SessionID, EventID: ev.ID})
 		}

@@ -180,7 +180,7 @@ func (f *Facts) Apply(r *Record, c Call) {
 	case r.Kind == KindObservation && r.EventType == ahp.EventToolAfter && r.Execution == ahp.ExecutionExecuted:
 		f.observeExecuted(r.Source, r.SessionID, r.CallID, c, r.Time)
 	case r.Kind == KindObservation && r.EventType == ahp.EventSessionEnd:
-		f.end(r.Source, r.SessionID)
+		f.ended(r.Source, r.SessionID, r.Time)
 	}
 }
 
@@ -300,11 +300,16 @@ func appendBounded[T any](s []T, max int, v T) ([]T, uint64) {
 	return append(s, v), dropped
 }
 
-// end forgets a session at session.end.
-func (f *Facts) end(source, id string) {
+// ended keeps a session's facts through a session.end, for a ttl from
+// the end: an end can be forged from inside the session, and a resumed
+// session is the same session. Facts go only by age or capacity.
+func (f *Facts) ended(source, id string, now time.Time) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.sessions.delete(sessionKey{source, id})
+	k := sessionKey{source, id}
+	if s, ok := f.sessions.get(k, now); ok {
+		f.sessions.put(k, s, now)
+	}
 }
 
 func (f *Facts) expire(now time.Time) {

@@ -77,7 +77,7 @@ type UpdateKind uint8
 const (
 	UpdateDecision UpdateKind = iota + 1 // a decision: facts, answer, pending
 	UpdateExecuted                       // a tool.after reporting execution
-	UpdateEnd                            // session.end: forget the session
+	UpdateEnd                            // session.end: keep the facts a session TTL from now
 )
 
 // Update is what one decision or observation changes in the shared store.

@@ -307,6 +307,81 @@ func isLetters(s string) bool {
 	return true
 }
 
+// rehearsalOptions make a call a rehearsal whatever the program, table
+// row or verb found its effect: they name the act of showing what would
+// change. -n is one only where a program's table says so (dry_run).
+var rehearsalOptions = []string{"--dry-run", "--dry_run", "--dryrun", "--what-if", "--whatif", "--noop"}
+
+// publishRehearsals keep a publish on this machine: a snapshot build, or
+// the publish step skipped (goreleaser release --snapshot).
+var publishRehearsals = []string{"--snapshot", "--skip-publish", "--no-publish"}
+
+// rehearsal returns the option that makes an act with this effect a
+// rehearsal, "" for none: the one judgement of every route (table rows,
+// verbs of unknown CLIs).
+func rehearsal(args []string, effect string) string {
+	if d := dryRun(args, rehearsalOptions); d != "" {
+		return d
+	}
+	if effect != "publish" {
+		return ""
+	}
+	if d := dryRun(args, publishRehearsals); d != "" {
+		return d
+	}
+	for _, a := range args {
+		if a == "--" {
+			break
+		}
+		if v, ok := strings.CutPrefix(a, "--skip="); ok && slices.Contains(strings.Split(v, ","), "publish") {
+			return a
+		}
+	}
+	return ""
+}
+
+// outputTemplate matches an output format that selects fields
+// (kubectl/oc -o jsonpath=…, custom-columns=…, go-template=…).
+var outputTemplate = regexp.MustCompile(`^(jsonpath|jsonpath-as-json|custom-columns|go-template|template)=(.*)$`)
+
+// metadataField names a field that holds no secret value.
+var metadataField = regexp.MustCompile(`\.(metadata|kind|apiVersion|type)\b`)
+
+// valueField matches a template that reaches a secret's values: its data
+// or stringData (in any notation), the whole object ({.}, {{ . }},
+// {{toJson .}}), a recursive descent, or whole items ({.items[*]}).
+var valueField = regexp.MustCompile(`(^|[^A-Za-z])(data|stringData)([^A-Za-z0-9]|$)|\{\s*[.@$]?\s*\}|\{\{-?\s*[.$]\s*-?\}\}|\s[.$]\s*-?\}\}|\.\.|\[[^\]]*\]\s*\}|items\s*\}`)
+
+// metadataOutput returns the -o/--output value when every output format
+// the call gives is a template that reads metadata only (a creation
+// time, a name): reading it reveals no secret. "" otherwise.
+func metadataOutput(args []string) string {
+	var vals []string
+	for i, a := range args {
+		if a == "--" {
+			break
+		}
+		switch {
+		case (a == "-o" || a == "--output") && i+1 < len(args):
+			vals = append(vals, args[i+1])
+		case strings.HasPrefix(a, "--output="):
+			vals = append(vals, a[len("--output="):])
+		case strings.HasPrefix(a, "-o") && !strings.HasPrefix(a, "--") && len(a) > 2:
+			vals = append(vals, strings.TrimPrefix(a[2:], "="))
+		}
+	}
+	if len(vals) == 0 {
+		return ""
+	}
+	for _, v := range vals {
+		m := outputTemplate.FindStringSubmatch(v)
+		if m == nil || !metadataField.MatchString(m[2]) || valueField.MatchString(m[2]) {
+			return ""
+		}
+	}
+	return vals[0]
+}
+
 // dryRun returns the dry-run option args give, "" for none. A value of
 // none or false (kubectl --dry-run=none) is no dry run.
 func dryRun(args []string, opts []string) string {
@@ -452,6 +527,14 @@ func (r *row) envMatches(env []shell.Assign) bool {
 // names a target wins over one that assumes, so `redis-cli -h 127.0.0.1`
 // is judged by its host.
 func (p *program) local1(r *row, args []string, rest []int, c *shell.Command, ws Workspace) (why string, assumed bool) {
+	if d := rehearsal(args, r.Effect); d != "" {
+		return "dry run (" + d + ")", false
+	}
+	if r.Effect == "secret.read" {
+		if o := metadataOutput(args); o != "" {
+			return "reads metadata only (" + o + ")", false
+		}
+	}
 	if d := dryRun(args, r.DryRun); d != "" {
 		return "dry run (" + d + ")", false
 	}
@@ -678,11 +761,15 @@ func (m *Matcher) verbEffects(name string, args []string, c *shell.Command, i in
 			// more likely an argument.
 			continue
 		}
-		return append(out, Effect{
+		e := Effect{
 			Effect: v.Effect, Target: cmpOr(v.Target, name), Program: name, Command: i,
 			Source:     Source{Kind: "verb", Verb: lw},
 			Confidence: conf, Approvable: v.Approvable,
-		})
+		}
+		if d := rehearsal(args, v.Effect); d != "" {
+			e.Local = "dry run (" + d + ")"
+		}
+		return append(out, e)
 	}
 	return out
 }

@@ -166,6 +166,23 @@ func TestBuiltinTable(t *testing.T) {
 		{"acmectl release list", ""},
 		{"acmectl cluster destroy prod", "store.destroy acmectl medium"},
 		{"acmectl deploy --help", ""},
+		// a template of metadata only reads no secret value
+		{"kubectl get secret app-tls -n dev -o jsonpath='{.metadata.creationTimestamp}'", "secret.read kubectl high local"},
+		{"kubectl get secrets -o custom-columns=NAME:.metadata.name,TYPE:.type", "secret.read kubectl high local"},
+		{"kubectl get secret app-tls -o jsonpath='{.data.tls\\.key}'", "secret.read kubectl high"},
+		{"kubectl get secret app -o jsonpath='{.metadata.name}{.data}'", "secret.read kubectl high"},
+		{"kubectl get secret app -o jsonpath=\"{.items[*]['data']}\"", "secret.read kubectl high"},
+		{"kubectl get secret app -o jsonpath='{.metadata}{.}'", "secret.read kubectl high"},
+		{"kubectl get secret app -o go-template='{{.metadata.name}} {{toJson .}}'", "secret.read kubectl high"},
+		{"kubectl get secret app -o yaml", "secret.read kubectl high"},
+		// a rehearsal is one whatever route found the act
+		{"dart pub publish --dry-run", "publish dart medium local"},
+		{"dart pub publish", "publish dart medium"},
+		{"acmectl deploy --env production --dry_run", "publish acmectl medium local"},
+		{"acmectl deploy --env production --dry-run=false", "publish acmectl medium"},
+		{"acmectl release --skip=sign,publish", "publish acmectl medium local"},
+		{"acmectl cluster destroy prod --snapshot", "store.destroy acmectl medium"},
+		{"twine upload --dry-run dist/*", "publish twine high local"},
 		{"acmectl --version", ""},
 		{"acmectl release deploy --project web --version 1.2.0", "publish acmectl medium"},
 		// a delete is sure with a confirmation skipped or a data noun next to it

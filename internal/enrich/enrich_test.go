@@ -3,6 +3,7 @@ package enrich
 import (
 	"encoding/json"
 	"reflect"
+	"slices"
 	"testing"
 
 	"github.com/open-policy-agent/opa/v1/ast"
@@ -210,5 +211,41 @@ func TestHookPathKeys(t *testing.T) {
 		if len(paths) != 1 || paths[0].(map[string]any)["path"] != "/home/dev/repo/a.go" {
 			t.Errorf("%v: paths = %v", input, paths)
 		}
+	}
+}
+
+// TestShellScriptNamesNoFile: the script of sh -c names no file of its own
+// (bash -c 'cp .env.example .env' is not a path ending in .env); the
+// commands inside it are listed nested, with their own paths.
+func TestShellScriptNamesNoFile(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		command, script string
+		inner           string // a path of the nested command
+		scriptIsPath    bool
+	}{
+		{"bash -c 'cp .env.example .env'", "cp .env.example .env", "/home/dev/repo/.env", false},
+		{"sh -lc 'chmod 600 testdata/key.pem'", "chmod 600 testdata/key.pem", "/home/dev/repo/testdata/key.pem", false},
+		{"bash -o pipefail -c 'cat .env' name", "cat .env", "/home/dev/repo/.env", false},
+		{"eval 'cp .env.example .env'", "cp .env.example .env", "/home/dev/repo/.env", false},
+		{`c='cp .env.example .env'; eval "$c"`, "cp .env.example .env", "/home/dev/repo/.env", false},
+		{"bash script.sh", "script.sh", "/home/dev/repo/script.sh", true}, // a script file is a path
+	} {
+		t.Run(tt.command, func(t *testing.T) {
+			ahp := ahpOf(t, testkit.ToolEvent(map[string]any{"name": "Bash", "input": map[string]any{"command": tt.command}}))
+			var got []string
+			for _, c := range ahp["shell"].(map[string]any)["commands"].([]any) {
+				ps, _ := c.(map[string]any)["paths"].([]any)
+				for _, p := range ps {
+					got = append(got, p.(map[string]any)["path"].(string))
+				}
+			}
+			if slices.Contains(got, "/home/dev/repo/"+tt.script) != tt.scriptIsPath {
+				t.Errorf("paths = %q: the script %q listed as a path: %v, want %v", got, tt.script, !tt.scriptIsPath, tt.scriptIsPath)
+			}
+			if !slices.Contains(got, tt.inner) {
+				t.Errorf("paths = %q, want %q among them", got, tt.inner)
+			}
+		})
 	}
 }

@@ -307,10 +307,16 @@ func packageRun(c *shell.Command) string {
 }
 
 // scriptArg reports whether the argument at i of c's Args is a script
-// whose commands the analysis lists nested (expect -c '…'): its text
-// names no file and mentions nothing of its own.
+// whose commands the analysis lists nested (expect -c '…', bash -c '…',
+// eval '…'): its text names no file and mentions nothing of its own.
 func scriptArg(c *shell.Command, i int) bool {
-	return c.Name == "expect" && i > 0 && c.Argv[i] == "-c"
+	switch c.Name {
+	case "expect":
+		return i > 0 && c.Argv[i] == "-c"
+	case "eval":
+		return true
+	}
+	return i == shell.ScriptOperand(c.Name, c.Args())
 }
 
 // addProvenance marks the commands whose text was read from a definition

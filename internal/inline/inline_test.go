@@ -52,6 +52,12 @@ func TestEnvDump(t *testing.T) {
 		`node -e "console.log(Object.keys(process.env))"`:                                         false,
 		`ruby -e 'puts ENV["HOME"]'`:                                                              false,
 		`php -r 'echo getenv("HOME");'`:                                                           false,
+		`python3 -c "import os; print('OPENAI_API_KEY' in os.environ)"`:                           false,
+		`python3 -c "import os; print('TOKEN' not in os.environ)"`:                                false,
+		`node -e "console.log('NPM_TOKEN' in process.env)"`:                                       false,
+		`python3 -c "import os; print([k for k in os.environ])"`:                                  true,
+		`python3 -c "import os; [print(k, os.environ[k]) for k in os.environ]"`:                   true,
+		`python3 -c "import os; print('X' in os.environ, os.environ)"`:                            true,
 	} {
 		a := shell.Analyze(script, shell.DefaultLimits)
 		progs := Expand(a, shell.DefaultLimits)

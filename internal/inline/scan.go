@@ -336,6 +336,9 @@ func (s *scanner) envUse(i int) {
 	if s.childEnv(i) {
 		return
 	}
+	if s.membership(i) {
+		return // 'OPENAI_API_KEY' in os.environ: whether a name is set
+	}
 	s.f.wholeEnv = true
 }
 
@@ -372,6 +375,22 @@ func (s *scanner) childEnv(i int) bool {
 		}
 	}
 	return false
+}
+
+// membership reports whether the name at i is the right side of a
+// membership test of a literal ('KEY' in os.environ, "KEY" not in
+// process.env): it yields true or false, no value. A loop (for k in
+// os.environ) has a name before in, not a literal.
+func (s *scanner) membership(i int) bool {
+	j := i - 1
+	if j < 1 || s.toks[j].kind != tokName || s.toks[j].text != "in" {
+		return false
+	}
+	j--
+	if s.toks[j].kind == tokName && s.toks[j].text == "not" {
+		j--
+	}
+	return j >= 0 && s.toks[j].kind == tokStr
 }
 
 // envRef is the value of one environment variable read by name: the

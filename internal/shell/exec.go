@@ -87,7 +87,7 @@ var subRunners = map[string]struct {
 	inner wrapper
 }{
 	"uv":        {[]string{"run"}, wrapper{values: "pw", longValues: []string{"--with", "--python", "--package", "--directory", "--project", "--env-file", "--group", "--extra", "--index", "--index-url", "--extra-index-url", "--with-requirements", "--with-editable"}}},
-	"uvx":       {nil, wrapper{longValues: []string{"--from", "--with", "--python"}}},
+	"uvx":       {nil, wrapper{longValues: []string{"--from", "--with", "--python"}, longStops: []string{"--generate-shell-completion", "--help", "--version"}}},
 	"poetry":    {[]string{"run"}, wrapper{values: "PC", longValues: []string{"--directory", "--project"}}},
 	"pipenv":    {[]string{"run"}, wrapper{}},
 	"pdm":       {[]string{"run"}, wrapper{values: "p", longValues: []string{"--project"}}},
@@ -559,8 +559,36 @@ func (a *analyzer) restoreEnv(saved map[string]*variable) {
 // when -c is given. Without -c or an operand, or with -s, the shell reads
 // its script from standard input.
 func shellScript(args []field) (script field, hasScript, stdin bool) {
-	hasC, hasS := false, false
-	i := 0
+	i, hasC, hasS := shellOptions(args)
+	if hasC {
+		if i < len(args) {
+			return args[i], true, false
+		}
+		return field{}, false, false
+	}
+	return field{}, false, hasS || i >= len(args)
+}
+
+// ScriptOperand returns the index in args (the words after the program)
+// of the script a shell runs with -c, or -1: sh -c 'cmd' names no file,
+// its commands are listed nested.
+func ScriptOperand(name string, args []string) int {
+	if !IsShell(name) {
+		return -1
+	}
+	fs := make([]field, len(args))
+	for i, a := range args {
+		fs[i].text = a
+	}
+	if i, hasC, _ := shellOptions(fs); hasC && i < len(args) {
+		return i
+	}
+	return -1
+}
+
+// shellOptions reads a shell's options: it returns the index of the first
+// operand and whether -c and -s were given.
+func shellOptions(args []field) (i int, hasC, hasS bool) {
 	for i < len(args) {
 		s := args[i].text
 		if s == "--" || s == "-" {
@@ -591,13 +619,7 @@ func shellScript(args []field) (script field, hasScript, stdin bool) {
 		}
 		i++
 	}
-	if hasC {
-		if i < len(args) {
-			return args[i], true, false
-		}
-		return field{}, false, false
-	}
-	return field{}, false, hasS || i >= len(args)
+	return i, hasC, hasS
 }
 
 // shellParams returns the words after the script of sh -c 'script' …:

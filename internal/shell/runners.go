@@ -208,7 +208,7 @@ func (a *analyzer) parallel(idx int, args []field, redirs []Redirect, sc scope) 
 	switch {
 	case len(items) == 0 && pipe:
 	case len(items) == 0:
-		texts, known = a.stdinItems(redirs, true)
+		texts, known = a.stdinItems(redirs, "\n")
 	default:
 		for _, f := range items {
 			texts = append(texts, f.text)

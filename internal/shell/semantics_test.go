@@ -35,6 +35,12 @@ func TestSemantics(t *testing.T) {
 		{"echo / | xargs rm -rf", "rm: rm -rf / [xargs]"},
 		{"printf '%s\\n' a b | xargs -I{} rm -rf {}", "rm: rm -rf b [xargs]"},
 		{"find ~ -maxdepth 0 | xargs rm -rf", "rm: rm -rf ~ [xargs]"},
+		{"printf '%s\\0' /home/dev | xargs -0 rm -rf", "rm: rm -rf /home/dev [xargs]"},
+		{"printf '%s\\0' 'import os; os.system(1)' | xargs -0 python3 -c", "python3: python3 -c import os; os.system(1) [xargs]"},
+		{"printf 'a b:/srv' | xargs -d: rm -rf", "rm: rm -rf a b /srv [xargs]"},
+		{"printf '%s\\0' \"$HOME\"/* | xargs -0 rm -rf", "rm: rm -rf $HOME/* [xargs]"},
+		{"echo $HOME | xargs rm -rf", "rm: rm -rf $HOME [xargs]"},
+		{"printf 'a b\\n/srv' | xargs -d '\\n' rm -rf", "rm: rm -rf a b /srv [xargs]"},
 		{"find ~/.ssh -name 'id_*' -exec cat {} \\;", "cat: cat ~/.ssh/id_* <find-exec>"},
 		{"find /etc -exec sh -c 'rm -rf \"$1\"' _ {} \\;", "rm: rm -rf /etc <shell>"},
 		{"echo /etc | xargs sh -c 'rm -rf \"$0\"'", "rm: rm -rf /etc <shell>"},
@@ -155,5 +161,32 @@ func TestSemanticsBounded(t *testing.T) {
 		if a.Incomplete == "" {
 			t.Errorf("%.40q…: not reported incomplete", s)
 		}
+	}
+}
+
+// TestRunnerStops: an option after which a runner runs nothing leaves no
+// command behind (uvx --generate-shell-completion bash prints a script,
+// it runs no bash); the same runner still runs its command otherwise.
+func TestRunnerStops(t *testing.T) {
+	for _, tt := range []struct {
+		script string
+		runs   string // a command listed, or "" for none but the runner
+	}{
+		{`eval "$(uvx --generate-shell-completion bash)"`, ""},
+		{"uvx --help", ""},
+		{"uvx --from ruff ruff check .", "ruff"},
+		{"uvx bash -c 'rm -rf ~'", "rm"},
+	} {
+		t.Run(tt.script, func(t *testing.T) {
+			var names []string
+			for _, c := range Analyze(tt.script, DefaultLimits).Commands {
+				if c.Name != "uvx" && c.Name != "eval" {
+					names = append(names, c.Name)
+				}
+			}
+			if (tt.runs == "" && len(names) > 0) || (tt.runs != "" && !slices.Contains(names, tt.runs)) {
+				t.Errorf("commands %q, want %q", names, tt.runs)
+			}
+		})
 	}
 }

@@ -32,22 +32,26 @@ func (a *analyzer) stdinText(redirs []Redirect) (string, bool) {
 }
 
 // stdinItems splits what is piped into a command (xargs, parallel) into
-// its items: lines, or blank-separated words.
-func (a *analyzer) stdinItems(redirs []Redirect, lines bool) ([]string, bool) {
+// its items: separated by sep (a line, or the NUL of xargs -0), or
+// blank-separated words when sep is "".
+func (a *analyzer) stdinItems(redirs []Redirect, sep string) ([]string, bool) {
 	text, ok := a.stdinText(redirs)
 	if !ok {
 		return nil, false
 	}
-	if lines {
-		var out []string
-		for _, l := range strings.Split(text, "\n") {
-			if l = strings.TrimSpace(l); l != "" {
-				out = append(out, l)
-			}
-		}
-		return out, true
+	if sep == "" {
+		return strings.Fields(text), true
 	}
-	return strings.Fields(text), true
+	var out []string
+	for _, l := range strings.Split(text, sep) {
+		if sep == "\n" {
+			l = strings.TrimSpace(l)
+		}
+		if l != "" {
+			out = append(out, l)
+		}
+	}
+	return out, true
 }
 
 // output returns what command i prints when it can be known: a literal

@@ -669,7 +669,12 @@ func (r *Redis) appendCommands(c rueidis.Client, cmds rueidis.Commands, u *audit
 		if u.SessionID == "" {
 			return cmds
 		}
-		return append(cmds, c.B().Del().Key(r.factsKey(u.Source, u.SessionID), r.appliedKey(u.Source, u.SessionID)).Build())
+		// Kept, not deleted, as the in-process store does (audit.Facts):
+		// an end may be forged from inside the session.
+		ttl := r.win.Session.Milliseconds()
+		return append(cmds,
+			c.B().Pexpire().Key(r.factsKey(u.Source, u.SessionID)).Milliseconds(ttl).Build(),
+			c.B().Pexpire().Key(r.appliedKey(u.Source, u.SessionID)).Milliseconds(ttl).Build())
 	}
 	return cmds
 }

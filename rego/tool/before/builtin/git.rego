@@ -220,6 +220,7 @@ _worktree(a) if {
 #   Denies rewriting history and dropping the safety nets that let lost
 #   commits be recovered: git filter-branch, git filter-repo, BFG,
 #   git reflog expire/delete, git gc --prune=now, git update-ref -d.
+#   git filter-repo --analyze (a report) and --dry-run are allowed.
 # custom:
 #   severity: high
 #   code: dev.ahp-opa.git.rewrite-history
@@ -239,6 +240,14 @@ _rewrites_history if {
 	some g in _git
 	g.sub in {"filter-branch", "filter-repo"}
 	not _asks_help(g.args)
+	not _rewrite_rehearsed(g.sub, g.args)
+}
+
+# filter-repo --analyze only writes a report of the history's sizes and
+# names, and --dry-run shows the rewrite without updating any ref.
+_rewrite_rehearsed("filter-repo", a) if {
+	some x in a
+	x in {"--analyze", "--dry-run"}
 }
 
 # _asks_help holds for a command that only prints its usage.
@@ -247,7 +256,10 @@ _asks_help(a) if {
 	x in {"--help", "-h"}
 }
 
-_rewrites_history if programs["git-filter-repo"]
+_rewrites_history if {
+	some i in programs["git-filter-repo"]
+	not _rewrite_rehearsed("filter-repo", input.ahp.shell.commands[i].args)
+}
 
 _rewrites_history if programs.bfg
 

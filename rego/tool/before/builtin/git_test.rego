@@ -151,6 +151,12 @@ test_rewrite_history_lookalikes_allowed if {
 	lookalike_allowed(bash("git update-ref refs/heads/tmp HEAD"), "dev.ahp-opa.git.rewrite-history")
 	lookalike_allowed(bash("git log --all --oneline | grep filter-branch"), "dev.ahp-opa.git.rewrite-history")
 	lookalike_allowed(bash("git revert HEAD"), "dev.ahp-opa.git.rewrite-history")
+
+	# a report of the history, or a rewrite shown and not done
+	lookalike_allowed(bash("git filter-repo --analyze"), "dev.ahp-opa.git.rewrite-history")
+	lookalike_allowed(bash("git-filter-repo --dry-run --path docs --invert-paths"), "dev.ahp-opa.git.rewrite-history")
+	denies(bash("git-filter-repo --path docs --invert-paths --force"), "dev.ahp-opa.git.rewrite-history")
+	denies(bash("git filter-branch --analyze HEAD"), "dev.ahp-opa.git.rewrite-history")
 }
 
 # dev.ahp-opa.git.no-verify

@@ -2,6 +2,7 @@ package ahp.tool.before.builtin
 
 import data.ahp.lib.args
 import data.ahp.lib.config
+import data.ahp.lib.local
 
 # Commands that print a stored secret, for dev.ahp-opa.secrets.credential-file
 # (secrets.rego). What prints a secret is data, one row per act:
@@ -13,6 +14,9 @@ import data.ahp.lib.config
 #   operand  a regular expression one operand must match
 #   not      options that turn the act into one that prints no secret
 #   except   a regular expression: an operand matching it names no secret
+#
+# A command the effect model judged to reach no secret (lib/local.rego: an
+# output template of metadata only, a dry run) prints none, whatever row.
 #
 # One rule per program, so that a lookup evaluates only that program's
 # rows. A team adds rows in data.ahp_opa.config.secret_printers (same
@@ -219,6 +223,7 @@ _credential_access contains _command_trigger(cmd) if {
 	_may_print(cmd.args, row)
 	_prints_secret(cmd, row)
 	not _secret_consumed(i)
+	not local.command(i) # the effect model's judgement: metadata only, a dry run
 }
 
 _credential_access contains _command_trigger(cmd) if {
@@ -233,6 +238,7 @@ _credential_access contains _command_trigger(cmd) if {
 	_may_print(cmd.args, row)
 	_prints_secret(cmd, row)
 	not _secret_consumed(i)
+	not local.command(i) # the effect model's judgement: metadata only, a dry run
 }
 
 # A cheap first look: the row's first word is among the arguments.

@@ -95,3 +95,23 @@ test_secret_printers_from_the_team_denied if {
 	"dev.ahp-opa.secrets.credential-file" in codes_with(bash("acme-vault reveal prod/db"), cfg)
 	not "dev.ahp-opa.secrets.credential-file" in codes_with(bash("acme-vault list"), cfg)
 }
+
+# Metadata of a secret (its creation time, its name, its type) is no
+# secret; a template that also reaches the values still prints them.
+test_secret_metadata_only_allowed if {
+	every c in [
+		"kubectl get secret app-tls -n dev -o jsonpath='{.metadata.creationTimestamp}'",
+		"oc get secrets -o custom-columns=NAME:.metadata.name,TYPE:.type",
+		"kubectl get secret app-tls -o name",
+	] {
+		allowed(bash(c))
+	}
+	every c in [
+		"kubectl get secret app-tls -n dev -o jsonpath='{.data.tls\\.crt}'",
+		"kubectl get secret app-tls -o jsonpath='{.metadata.name}{.data}'",
+		"kubectl get secrets -o jsonpath=\"{.items[*]['data']}\"",
+		"kubectl get secret app-tls -o go-template='{{.metadata.name}} {{toJson .}}'",
+	] {
+		denies(bash(c), "dev.ahp-opa.secrets.credential-file")
+	}
+}

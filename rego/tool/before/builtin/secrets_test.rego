@@ -375,6 +375,7 @@ test_env_dump_in_code if {
 		`node -e "console.log(JSON.stringify(process.env))"`,
 		`ruby -e 'puts ENV.to_h'`,
 		`php -r 'print_r(getenv());'`,
+		`python3 -c "import os;[print(k, os.environ[k]) for k in os.environ]"`,
 	] {
 		denies(bash(c), "dev.ahp-opa.secrets.env-dump")
 	}
@@ -383,6 +384,9 @@ test_env_dump_in_code if {
 		`node -e "console.log(process.env.NODE_ENV)"`,
 		`python3 -c "import os;print(len(os.environ))"`,
 		`python3 -c "import os,subprocess;subprocess.run(['make'],env=os.environ)"`,
+		# a membership test says whether a name is set, not its value
+		`python3 -c "import os;print('STRIPE_SECRET_KEY' in os.environ)"`,
+		`node -e "console.log('NPM_TOKEN' in process.env)"`,
 	] {
 		lookalike_allowed(bash(c), "dev.ahp-opa.secrets.env-dump")
 	}
