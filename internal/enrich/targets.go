@@ -63,8 +63,8 @@ func scriptTarget(c *shell.Command) string {
 				if a == "-c" || a == "-e" || a == "-m" || a == "-p" || a == "-r" || a == "--eval" {
 					return "" // code or a module, not a script file
 				}
-				if shellNames[c.Name] && !strings.HasPrefix(a, "--") && strings.Contains(a, "n") {
-					return "" // bash -n checks the script and runs none of it
+				if shellNames[c.Name] && !strings.HasPrefix(a, "--") && strings.ContainsAny(a, "ncs") {
+					return "" // bash -lc runs text, -s reads stdin, -n checks a script and runs none of it
 				}
 			case c.Name == "deno" && a == "run":
 			default:

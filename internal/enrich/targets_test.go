@@ -61,6 +61,7 @@ func TestScriptNamesSpeak(t *testing.T) {
 		"node ./scripts/pre-publish-optimizations.mjs": false,
 		"python ./scripts/deploy_docs_status.py":       false,
 		"bash -n deploy.sh":                            false,
+		"bash -lc 'cd docs/release-latest'":            false,
 		"script/release --local v1":                    false,
 		"./scripts/build.sh":                           false,
 		"/usr/bin/release":                             false,
