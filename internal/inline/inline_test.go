@@ -115,6 +115,10 @@ func TestExpand(t *testing.T) {
 		{`bash -c "python3 -c \"import os; os.system('rm -rf /')\""`, []string{"os.system: rm -rf /"}},
 		{`python3 -c 'print(1)'`, nil},
 		{`python3 -m http.server`, nil},
+		// the parent of an unknown place is unknown, not the directory
+		// the program runs in
+		{`node -e "const r=path.resolve(new URL(import.meta.url).pathname,'../..'); fs.writeFileSync(path.join(r,'src/v.ts'),'x')"`, []string{"fs.writeFileSync: >${UNKNOWN}/src/v.ts"}},
+		{`python3 -c "import os;os.remove(os.path.join('/home/u', '..', 'v'))"`, []string{"os.remove: rm /home/u/../v"}},
 	} {
 		got, _ := derived(t, tc.script)
 		if strings.Join(got, "\n") != strings.Join(tc.want, "\n") {

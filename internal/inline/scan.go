@@ -635,6 +635,10 @@ func join(parts ...value) value {
 			out = p
 		case strings.HasPrefix(p.s, "/"):
 			out = p // an absolute part starts over
+		case out.fullyUnknown() && (p.s == ".." || strings.HasPrefix(p.s, "../")):
+			// join(unknown, '../..'): the parent of a place nobody knows,
+			// not a path relative to where the program runs.
+			out = unknown
 		case strings.HasSuffix(out.s, "/"):
 			out = value{s: out.s + p.s, dyn: out.dyn || p.dyn}
 		default:
