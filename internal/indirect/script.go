@@ -116,13 +116,26 @@ func (r *reader) codeFile(interp string, args []string, dynamic []bool) (Result,
 			return Result{Kind: "script", Why: why}, true
 		}
 		name := r.rel(abs)
-		text := codeAs(interp, v.(*scriptText).raw)
+		code := v.(*scriptText).raw
+		if rest := args[i+1:]; len(rest) > 0 && jsInterpreter(interp) && !strings.HasPrefix(rest[0], "-") {
+			// node Makefile.js lint runs the lint member of the file's
+			// table of targets, not the release one beside it.
+			if only, ok := selectTarget(code, rest[0]); ok {
+				code = only
+				name += " (" + rest[0] + ")"
+			}
+		}
+		text := codeAs(interp, code)
 		if rest := args[i+1:]; len(rest) > 0 {
 			text = "set -- " + joinArgs(rest) + "\n" + text
 		}
 		return Result{Kind: "script", From: name, Steps: []Step{{From: name, Script: text, Dir: r.ws.Dir, File: abs}}}, true
 	}
 	return Result{}, false
+}
+
+func jsInterpreter(interp string) bool {
+	return interp == "node" || interp == "tsx" || interp == "ts-node"
 }
 
 // codeAs is shell text that hands code to the interpreter inline.
