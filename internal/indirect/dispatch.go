@@ -18,9 +18,9 @@ var (
 	// memberAlias is a member set to a function defined elsewhere:
 	// target.publishRelease = publishRelease;
 	memberAlias = regexp.MustCompile(`(?m)^[ \t]*([A-Za-z_$][\w$]*)\.([A-Za-z_$][\w$]*)[ \t]*=[ \t]*([A-Za-z_$][\w$]*)[ \t]*;?[ \t]*$`)
-	funcDef   = regexp.MustCompile(`(?m)^[ \t]*(?:export\s+)?(?:async\s+)?function\s*\*?\s*([A-Za-z_$][\w$]*)\s*\(`)
-	constDef  = regexp.MustCompile(`(?m)^[ \t]*(?:export\s+)?(?:const|let|var)\s+([A-Za-z_$][\w$]*)\s*=\s*(?:async\s+)?(function\b|\(|[A-Za-z_$][\w$]*\s*=>)`)
-	ident     = regexp.MustCompile(`[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)?`)
+	funcDef     = regexp.MustCompile(`(?m)^[ \t]*(?:export\s+)?(?:async\s+)?function\s*\*?\s*([A-Za-z_$][\w$]*)\s*\(`)
+	constDef    = regexp.MustCompile(`(?m)^[ \t]*(?:export\s+)?(?:const|let|var)\s+([A-Za-z_$][\w$]*)\s*=\s*(?:async\s+)?(function\b|\(|[A-Za-z_$][\w$]*\s*=>)`)
+	ident       = regexp.MustCompile(`[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)?`)
 )
 
 // jsDef is one function definition of a file: its name (a member's as
