@@ -122,6 +122,8 @@ var (
 	keyRedirects  = ast.StringTerm("redirects")
 	keyDepth      = ast.StringTerm("depth")
 	keyVia        = ast.StringTerm("via")
+	keyWhere      = ast.StringTerm("where")
+	keyRepeats    = ast.StringTerm("repeats")
 	keyParent     = ast.StringTerm("parent")
 	keyInputs     = ast.StringTerm("inputs")
 	keyBackground = ast.StringTerm("background")
@@ -641,6 +643,16 @@ func (en *enricher) command(c *shell.Command) *ast.Term {
 			ws[i] = ast.StringTerm(w)
 		}
 		items = append(items, [2]*ast.Term{keyWrappers, ast.ArrayTerm(ws...)})
+	}
+	if len(c.Where) > 0 {
+		ws := make([]*ast.Term, len(c.Where))
+		for i, w := range c.Where {
+			ws[i] = ast.StringTerm(w)
+		}
+		items = append(items, [2]*ast.Term{keyWhere, ast.ArrayTerm(ws...)})
+	}
+	if c.Repeats {
+		items = append(items, [2]*ast.Term{keyRepeats, termTrue})
 	}
 	if len(c.Env) > 0 {
 		env := make([][2]*ast.Term, len(c.Env))

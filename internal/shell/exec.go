@@ -216,7 +216,7 @@ func isAssignment(s string) bool {
 // exec fills in command idx from its expanded words: it unwraps wrappers,
 // then parses any script the command hands to a shell.
 func (a *analyzer) exec(idx int, words []field, env []Assign, redirs []Redirect, sc scope, bg bool) {
-	var wrapped []string
+	var wrapped, marks []string
 	// An alias's text is analysed nested; the command stays as written.
 	a.expandAlias(idx, words, sc)
 	for len(words) > 0 {
@@ -253,6 +253,11 @@ func (a *analyzer) exec(idx int, words []field, env []Assign, redirs []Redirect,
 			break // flock FILE -c 'script' runs a script: see nested
 		}
 		wrapped = append(wrapped, name)
+		if name == "systemd-run" && asRoot(words[1:1+n]) {
+			// run0 is systemd-run --uid=0: the command runs as root.
+			wrapped = append(wrapped, "run0")
+		}
+		marks = append(marks, wrapperWhere(name, words[1:1+n])...)
 		env = append(env, extra...)
 		words = words[1+n:]
 		if split != "" {
@@ -264,6 +269,10 @@ func (a *analyzer) exec(idx int, words []field, env []Assign, redirs []Redirect,
 	cmd := &a.out.Commands[idx]
 	cmd.Wrappers, cmd.Env, cmd.Redirects, cmd.Background = wrapped, env, redirs, bg
 	cmd.Dir = a.dir
+	for _, m := range marks {
+		sc = sc.at(m)
+	}
+	cmd.Where = sc.where
 	cmd.Argv = make([]string, len(words))
 	cmd.Dynamic = make([]bool, len(words))
 	for i, f := range words {
@@ -454,6 +463,16 @@ func (a *analyzer) nested(idx int, name string, args []field, env []Assign, redi
 		}
 	case name == "ssh":
 		a.ssh(idx, args, redirs, sc)
+	case name == "autossh":
+		a.ssh(idx, withoutOption(args, "-M"), redirs, sc)
+	case name == "docker" || name == "podman" || name == "nerdctl":
+		a.container(idx, args, sc)
+	case name == "kubectl" || name == "oc":
+		a.kube(idx, args, sc)
+	case name == "vagrant" || name == "gcloud" || name == "aws" || name == "az" || name == "mosh":
+		a.cloudShell(idx, name, args, sc)
+	case argvRunners[name].sub != "":
+		a.argvRunner(idx, name, args, sc)
 	case name == "tmux":
 		a.tmux(idx, args, sc)
 	case name == "screen":
@@ -461,12 +480,15 @@ func (a *analyzer) nested(idx int, name string, args []field, env []Assign, redi
 	case name == "parallel":
 		a.parallel(idx, args, redirs, sc)
 	case name == "at" || name == "batch":
+		later := sc.at(WhereLater)
 		if f, ok := optionValue(args, 'f', ""); ok {
-			a.runFile(idx, f, sc)
+			a.runFile(idx, f, later)
 		}
 		for _, r := range redirs {
 			if r.Op == "<<" || r.Op == "<<-" || r.Op == "<<<" {
-				run(r.Body, ViaShell)
+				saved := a.withEnv(env)
+				a.script(r.Body, later.nested(ViaShell, idx), false)
+				a.restoreEnv(saved)
 			}
 		}
 	case name == "git":
@@ -631,6 +653,12 @@ func (a *analyzer) readsScriptFromStdin(i int) bool {
 	if c.Name == "at" || c.Name == "batch" {
 		return !hasShortOption(argFields(c.Args()), 'f', "")
 	}
+	if c.Name == "ssh" {
+		// ssh HOST with no command runs the remote login shell on its
+		// standard input.
+		ops := operandsAfterOptions(argFields(c.Args()), sshValues, nil)
+		return len(ops) == 1 || len(ops) == 2 && shells[Normalize(ops[1].text)]
+	}
 	if !shells[c.Name] {
 		return false
 	}
@@ -776,4 +804,68 @@ func (a *analyzer) findExec(idx int, args []field, sc scope) {
 		}
 		i = j
 	}
+}
+
+// wrapperWhere returns where a wrapper runs its command, given the
+// wrapper's own options: nohup and setsid detach it from the call, a
+// systemd-run timer runs it later.
+func wrapperWhere(name string, opts []field) []string {
+	switch name {
+	case "nohup", "setsid", "daemonize", "nq", "tsp":
+		return []string{WhereDetached}
+	case "systemd-run":
+		for _, f := range opts {
+			if strings.HasPrefix(f.text, "--on-") {
+				return []string{WhereLater}
+			}
+		}
+		return []string{WhereDetached}
+	}
+	return nil
+}
+
+// asRoot reports whether systemd-run options run the unit as root:
+// --uid=0, --uid root, -p User=root.
+func asRoot(opts []field) bool {
+	for _, f := range optionValues(opts, 0, "--uid") {
+		if f.text == "0" || f.text == "root" {
+			return true
+		}
+	}
+	for _, f := range optionValues(opts, 'p', "--property") {
+		if f.text == "User=root" || f.text == "User=0" {
+			return true
+		}
+	}
+	return false
+}
+
+// withoutOption drops an option and its value (autossh -M 0).
+func withoutOption(args []field, opt string) []field {
+	out := make([]field, 0, len(args))
+	for i := 0; i < len(args); i++ {
+		switch {
+		case args[i].text == opt:
+			i++
+		case strings.HasPrefix(args[i].text, opt):
+		default:
+			out = append(out, args[i])
+		}
+	}
+	return out
+}
+
+// readerScope is the scope of text piped into command i: it runs where
+// that command runs, and later when at or batch reads it.
+func (a *analyzer) readerScope(sc scope, i int) scope {
+	child := sc.nested(ViaShell, i)
+	c := &a.out.Commands[i]
+	child.where = c.Where
+	switch c.Name {
+	case "at", "batch":
+		child = child.at(WhereLater)
+	case "ssh", "autossh":
+		child = child.at(WhereRemote)
+	}
+	return child
 }

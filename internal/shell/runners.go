@@ -22,13 +22,13 @@ func (a *analyzer) ssh(idx int, args []field, redirs []Redirect, sc scope) {
 	}
 	if len(rest) > 0 {
 		if t, ok := joinKnown(rest); ok {
-			a.script(t, sc.nested(ViaShell, idx), false)
+			a.script(t, sc.nested(ViaShell, idx).at(WhereRemote), false)
 		} else {
 			a.out.Commands[idx].DynamicCode = true
 		}
 	}
 	if len(rest) == 0 || (len(rest) == 1 && shells[Normalize(rest[0].text)]) {
-		a.stdinScripts(idx, redirs, sc)
+		a.stdinScripts(idx, redirs, sc.at(WhereRemote))
 	}
 }
 

@@ -100,6 +100,14 @@ type Command struct {
 	// bound: a function calling itself in the background or a pipeline
 	// (:(){ :|:& };:), or a background command in an endless loop.
 	Unbounded bool
+	// Where lists, outermost first, the places the command runs in other
+	// than here and now: WhereRemote, WhereContainer, WhereNode,
+	// WhereDetached, WhereLater, WherePersistent. Empty for a command this
+	// shell runs.
+	Where []string
+	// Repeats is set for a command inside a loop that never ends
+	// (while :; do …; done), which runs it again and again.
+	Repeats bool
 	// Dir is the directory an earlier cd or pushd in the script moved to,
 	// as written (relative paths are relative to the session's directory);
 	// "" when the script has not changed directory.
@@ -151,6 +159,25 @@ const (
 	ViaFindExec     = "find-exec"
 	ViaTrap         = "trap"
 	ViaAlias        = "alias"
+)
+
+// Places a command runs in, other than this shell, now.
+const (
+	// WhereRemote is another host: ssh, mosh, gcloud compute ssh, SSM.
+	WhereRemote = "remote"
+	// WhereContainer is a container or a pod: docker exec, kubectl exec.
+	WhereContainer = "container"
+	// WhereNode is a cluster node's host, reached through a debugging
+	// pod that mounts its root file system (kubectl debug node/…).
+	WhereNode = "node"
+	// WhereDetached outlives the call that starts it: nohup, setsid, a
+	// transient systemd unit, a detached container.
+	WhereDetached = "detached"
+	// WhereLater runs at a later time: at, batch, a timer.
+	WhereLater = "later"
+	// WherePersistent comes back after a reboot or a crash: a container
+	// with a restart policy.
+	WherePersistent = "persistent"
 )
 
 // Analyze lists the commands a script runs.
