@@ -238,11 +238,15 @@ func (a *analyzer) compound(cmd syntax.Command, sc scope) {
 		start := len(a.out.Commands)
 		a.stmts(c.Cond, sc)
 		a.stmts(c.Do, sc)
+		if endless(c) || sleepLoop(c) {
+			for i := start; i < len(a.out.Commands); i++ {
+				a.out.Commands[i].Repeats = true
+			}
+		}
 		if endless(c) {
 			// A job started in the background on each turn of a loop
 			// that never ends piles up without bound.
 			for i := start; i < len(a.out.Commands); i++ {
-				a.out.Commands[i].Repeats = true
 				if a.out.Commands[i].Background {
 					a.out.Commands[i].Unbounded = true
 				}
