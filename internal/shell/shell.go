@@ -159,6 +159,9 @@ const (
 	ViaFindExec     = "find-exec"
 	ViaTrap         = "trap"
 	ViaAlias        = "alias"
+	// ViaPowerShell marks the commands PowerShell code amounts to
+	// (pwsh -c 'Remove-Item …' reads as rm …).
+	ViaPowerShell = "powershell"
 )
 
 // Places a command runs in, other than this shell, now.

@@ -1,0 +1,29 @@
+package powershell
+
+import (
+	"testing"
+	"unicode/utf8"
+)
+
+// FuzzTranslate checks that any input is read and translated without
+// panicking, and that the translation of valid UTF-8 stays valid UTF-8.
+func FuzzTranslate(f *testing.F) {
+	for _, s := range []string{
+		"Remove-Item -Recurse -Force ~/x", "iwr u | iex", "iex (iwr u).Content",
+		"'a''b' \"c`\"d$(e)\" `", "(((", "{ { }", "[Convert]::FromBase64String('cgBtAA==')",
+		"$x = gc y; irm -Uri u -Body $x", "a > b 2>&1 | c && d || e &", "<# x", "${env:A}",
+		"Invoke-Command -cn h { rm x }", "% { $_ }", "Start-Process p -Verb RunAs -ArgumentList 'a','b'",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, src string) {
+		if len(src) > 4096 {
+			return
+		}
+		out := Translate(src)
+		if utf8.ValidString(src) && !utf8.ValidString(out) {
+			t.Errorf("Translate(%q) is not valid UTF-8: %q", src, out)
+		}
+		Script([]string{"-c", src}, false)
+	})
+}

