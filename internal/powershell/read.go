@@ -27,6 +27,9 @@ type Word struct {
 	Group bool
 	// Quoted is set when any part of the word was quoted.
 	Quoted bool
+	// Listed is set for a word after a comma: one more element of the
+	// array the word before starts ('-c', 'x').
+	Listed bool
 }
 
 // Command is one command of a pipeline.
@@ -81,6 +84,7 @@ func (r *reader) pipelines() []Pipeline {
 	var out []Pipeline
 	cur := Pipeline{}
 	cmd := Command{}
+	listed := false
 	flushCmd := func() {
 		if len(cmd.Words) > 0 || len(cmd.Redirects) > 0 {
 			cur.Commands = append(cur.Commands, cmd)
@@ -133,9 +137,11 @@ func (r *reader) pipelines() []Pipeline {
 			cmd.Call = true
 		case c == ',':
 			r.pos++ // an array's elements are separate arguments here
+			listed = true
 		case r.redirect(&cmd):
 		default:
 			if w, ok := r.word(); ok {
+				w.Listed, listed = listed && len(cmd.Words) > 0, false
 				cmd.Words = append(cmd.Words, w)
 			} else {
 				r.pos++

@@ -269,6 +269,11 @@ func params(ws []Word) []arg {
 			i++
 		}
 		out = append(out, a)
+		for a.has && i+1 < len(ws) && ws[i+1].Listed {
+			// -ArgumentList '-c', 'x': the array's other elements.
+			i++
+			out = append(out, arg{name: name, val: ws[i], has: true})
+		}
 	}
 	return out
 }

@@ -349,10 +349,10 @@ func (a *analyzer) cloudShell(idx int, name string, args []field, sc scope) {
 			rest = append(rest[:1:1], rest[2:]...)
 		}
 		if len(rest) > 1 {
-			if t, ok := joinKnown(rest[1:]); ok {
-				a.script(t, sc.nested(ViaShell, idx).at(WhereRemote), false)
-			} else {
-				a.out.Commands[idx].DynamicCode = true
+			// mosh-server runs the words as an argument vector.
+			child := sc.nested(ViaRunner, idx).at(WhereRemote)
+			if c := a.reserve(child); c >= 0 {
+				a.exec(c, rest[1:], nil, nil, child, false)
 			}
 		}
 	}
