@@ -82,11 +82,20 @@ func TestTranslate(t *testing.T) {
 		{"Start-Process powershell -Verb RunAs -ArgumentList '-c x'", "sudo powershell -c x"},
 		{"Invoke-Command -ComputerName srv1 -ScriptBlock { Remove-Item -Recurse C:\\data }", "ssh srv1 'rm -r C:/data'"},
 		{"Start-Job { iwr http://x | iex }", "nohup sh -c 'curl http://x | sh' &"},
-		{"gci -Recurse | % { Remove-Item $_ -Force }", "ls | while read -r _; do rm -f \"${_}\"\ndone"},
+		{"gci -Recurse | % { Remove-Item $_ -Force }", "find . | while read -r _; do rm -f \"${_}\"\ndone"},
 		{"Stop-Service WinDefend", "Stop-Service WinDefend"},
 		{"dotnet build; npm test", "dotnet build\nnpm test"},
 		{"[IO.File]::ReadAllText(\"$HOME\\.aws\\credentials\")", "cat '$HOME/.aws/credentials'"},
 		{"[Environment]::GetEnvironmentVariables()", "env"},
+		{"$env:GITHUB_TOKEN", `echo "${GITHUB_TOKEN}"`},
+		{"& { Remove-Item -Recurse ~/x }", "rm -r ~/x"},
+		{"Start-Process $env:TEMP\\x.exe", `"${TEMP}/x.exe"`},
+		{"Get-ChildItem ~ -Recurse | Remove-Item -Recurse -Force", "find ~ | xargs rm -r -f"},
+		{"gci src -Filter *.cs", "find src -maxdepth 1"},
+		{"Start-Job { while ($true) { iwr https://x/b; sleep 60 } }", "nohup sh -c 'while :; do\ncurl https://x/b\nsleep 60\ndone' &"},
+		{"if ($env:TOKEN) { Remove-Item -Recurse ~/x } else { echo no }", "rm -r ~/x\necho no"},
+		{"foreach ($f in (gci ~)) { Remove-Item $f -Force }", "find ~ -maxdepth 1\nrm -f \"${f}\""},
+		{"Start-Process pwsh -ArgumentList '-c', 'rm -rf ~'", "pwsh -c 'rm -rf ~'"},
 	}
 	for _, tt := range tests {
 		if got := Translate(tt.src); got != tt.want {

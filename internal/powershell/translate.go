@@ -104,6 +104,10 @@ func command(c Command, inPipe bool, depth int) (string, []string) {
 		return "", nil
 	}
 	first := c.Words[0]
+	if first.Group && strings.HasPrefix(first.Text, "{") {
+		// & { … } and . { … } run the script block here.
+		return translate(inner(first.Text), depth+1), nil
+	}
 	if !c.Call && (first.Group || first.Expand) {
 		return expression(c.Words, depth)
 	}
@@ -114,6 +118,9 @@ func command(c Command, inPipe bool, depth int) (string, []string) {
 			line += " " + render(w, depth)
 		}
 		return line + redirects(c.Redirects), nil
+	}
+	if keywords[strings.ToLower(first.Text)] && !c.Call && !inPipe {
+		return control(c.Words, depth), nil
 	}
 	name := cmdletName(first.Text)
 	as := params(c.Words[1:])
@@ -138,7 +145,12 @@ func command(c Command, inPipe bool, depth int) (string, []string) {
 		if strings.Contains(flags, "f") {
 			argv = append(argv, "-f")
 		}
-		argv = append(argv, paths(as, depth, "path", "literalpath")...)
+		ps := paths(as, depth, "path", "literalpath")
+		if len(ps) == 0 && inPipe {
+			// The items piped in are removed: gci ~ | Remove-Item.
+			argv = append([]string{"xargs"}, argv...)
+		}
+		argv = append(argv, ps...)
 	case "invoke-webrequest", "invoke-restmethod":
 		argv = []string{"curl"}
 		if m, ok := named(as, "method", 2); ok {
@@ -161,7 +173,12 @@ func command(c Command, inPipe bool, depth int) (string, []string) {
 	case "invoke-expression":
 		return invokeExpression(as, inPipe, depth), nil
 	case "get-content":
-		argv = append([]string{"cat"}, paths(as, depth, "path", "literalpath")...)
+		argv = []string{"cat"}
+		ps := paths(as, depth, "path", "literalpath")
+		if len(ps) == 0 && inPipe {
+			argv = []string{"xargs", "cat"}
+		}
+		argv = append(argv, ps...)
 	case "set-content", "add-content", "out-file":
 		return writeFile(name, as, depth), nil
 	case "start-process":
@@ -179,7 +196,19 @@ func command(c Command, inPipe bool, depth int) (string, []string) {
 				return "printenv " + quote(v), nil
 			}
 		}
-		argv = append([]string{"ls"}, paths(as, depth, "path", "literalpath")...)
+		// Items are listed by their full path, as the objects
+		// Get-ChildItem passes on name them: find, not ls.
+		argv = append([]string{"find"}, paths(as, depth, "path", "literalpath")...)
+		if len(argv) == 1 {
+			argv = append(argv, ".")
+		}
+		recurse := false
+		for _, a := range as {
+			recurse = recurse || a.name != "" && strings.HasPrefix("recurse", a.name)
+		}
+		if !recurse {
+			argv = append(argv, "-maxdepth", "1")
+		}
 	case "copy-item", "move-item":
 		argv = []string{"cp", "-r"}
 		if name == "move-item" {
@@ -419,10 +448,7 @@ func startProcess(as []arg, depth int) string {
 	if !ok {
 		return ""
 	}
-	line := quote(file.Text)
-	if file.Expand || file.Group {
-		line = render(file, depth)
-	}
+	line := pathWord(file, depth)
 	if v, ok := named(as, "verb", 1); ok && strings.EqualFold(v.Text, "runas") {
 		line = "sudo " + line
 	}
@@ -573,6 +599,10 @@ func expression(ws []Word, depth int) (string, []string) {
 		}
 		return export + name + "=" + value, nil
 	}
+	if len(ws) == 1 && first.Expand && !first.Group {
+		// A value alone on a line is written out: $env:TOKEN prints it.
+		return "echo " + render(first, depth), nil
+	}
 	var lines []string
 	for _, w := range ws {
 		if !w.Group {
@@ -707,4 +737,47 @@ func groupBody(text string) string {
 // inner returns the text of a script block without its braces.
 func inner(text string) string {
 	return groupBody(text)
+}
+
+// keywords start a statement that is control flow, not a command.
+var keywords = map[string]bool{
+	"while": true, "for": true, "foreach": true, "do": true, "until": true, "if": true,
+	"elseif": true, "else": true, "try": true, "catch": true, "finally": true, "switch": true,
+	"function": true, "filter": true, "trap": true,
+}
+
+// endlessCondition matches a loop condition that is always true.
+var endlessCondition = regexp.MustCompile(`(?i)^\(\s*(\$true|1)\s*\)$`)
+
+// control translates a control-flow statement: the conditions and script
+// blocks in it run, in order; a loop whose condition is always true
+// becomes while :, so that what it repeats is known to repeat.
+func control(ws []Word, depth int) string {
+	var lines []string
+	endless := false
+	for i, w := range ws {
+		if !w.Group {
+			continue
+		}
+		if strings.HasPrefix(w.Text, "{") {
+			if t := translate(inner(w.Text), depth+1); t != "" {
+				lines = append(lines, t)
+			}
+			continue
+		}
+		if i > 0 && (strings.EqualFold(ws[i-1].Text, "while") || strings.EqualFold(ws[i-1].Text, "for")) && endlessCondition.MatchString(w.Text) {
+			endless = true
+		}
+		if b := groupBody(w.Text); strings.HasPrefix(b, "$") && !strings.ContainsAny(b, "( ") {
+			continue // a value tested, not written out: if ($env:TOKEN)
+		}
+		if t := groupPosix(w.Text, depth); t != "" {
+			lines = append(lines, t)
+		}
+	}
+	body := strings.Join(lines, "\n")
+	if endless && body != "" {
+		return "while :; do\n" + body + "\ndone"
+	}
+	return body
 }

@@ -235,7 +235,7 @@ func (a *analyzer) exec(idx int, words []field, env []Assign, redirs []Redirect,
 			words = words[1+n:]
 			continue
 		}
-		if name == "runuser" && hasShortOption(words[1:], 'c', "") {
+		if name == "runuser" && hasShortOption(beforeDashes(words[1:]), 'c', "") {
 			break
 		}
 		if name == "xargs" {
@@ -902,4 +902,15 @@ func (a *analyzer) powershell(idx int, name string, args []field, redirs []Redir
 		}
 		a.script(powershell.Translate(s), sc.nested(ViaPowerShell, idx), true)
 	}
+}
+
+// beforeDashes returns the words before a "--" (the command after it has
+// options of its own).
+func beforeDashes(args []field) []field {
+	for i, f := range args {
+		if f.text == "--" {
+			return args[:i]
+		}
+	}
+	return args
 }
