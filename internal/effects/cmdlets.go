@@ -15,12 +15,24 @@ var cmdletVerbs = map[string]string{
 	"revoke": "revoke", "reset": "reset", "deploy": "deploy", "sync": "sync", "push": "push",
 }
 
+// sessionNouns are the nouns of cmdlets that change only files or the
+// PowerShell session: Remove-Item is a file delete, judged as rm is by
+// the file rules, and Remove-Variable reaches nothing outside.
+var sessionNouns = map[string]bool{
+	"item": true, "itemproperty": true, "variable": true, "module": true, "job": true,
+	"alias": true, "psdrive": true, "event": true, "pssession": true, "psbreakpoint": true,
+	"typedata": true, "cimsession": true, "runspace": true,
+}
+
 // cmdletEffects appends the effect the verb of a Verb-Noun cmdlet speaks.
 // A destroying verb is sure when -Force is given or the noun names a store
 // of data (Remove-AzSqlDatabase).
 func (m *Matcher) cmdletEffects(c *shell.Command, i int, out []Effect) []Effect {
 	verb, noun, ok := strings.Cut(c.Name, "-")
 	if !ok || noun == "" || strings.Contains(noun, "-") || len(m.verbs) == 0 {
+		return out
+	}
+	if sessionNouns[noun] && (verb == "remove" || verb == "uninstall" || verb == "reset") {
 		return out
 	}
 	v, ok := m.verbs[cmdletVerbs[verb]]

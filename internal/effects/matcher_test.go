@@ -185,10 +185,12 @@ func TestBuiltinTable(t *testing.T) {
 		// PowerShell cmdlets the table does not know speak by their verb
 		{"Remove-AzResourceGroup -Name prod -Force", "store.destroy remove-azresourcegroup medium"},
 		{"Remove-AzSqlDatabase -ServerName s -DatabaseName d", "store.destroy remove-azsqldatabase medium"},
-		{"Remove-PSDrive X", "store.destroy remove-psdrive low"},
+		{"Remove-AzTag -Name x", "store.destroy remove-aztag low"},
 		{"Publish-Module -Name Acme -NuGetApiKey k", "publish publish-module medium"},
 		{"Get-AzResourceGroup -Name prod", ""},
 		{"Clear-Host", ""},
+		{"Remove-Item -Recurse -Force ./bin", ""}, // a file delete: the file rules judge it
+		{"Remove-Variable -Name x -Force", ""},
 		{"echo deploy now", ""},
 		{"make release-notes", ""},
 		{"grep -rn publish src/", ""},
