@@ -26,12 +26,12 @@ func Script(args []string, legacy bool) (code string, stdin, ok bool) {
 			}
 			return "", false, false // pwsh FILE
 		}
-		name := strings.ToLower(strings.TrimLeft(a, "-/"))
-		name, value, hasValue := strings.Cut(name, ":")
+		raw, value, hasValue := strings.Cut(strings.TrimLeft(a, "-/"), ":")
+		name := strings.ToLower(raw)
 		switch {
 		case name == "c" || name != "" && strings.HasPrefix("command", name) && len(name) >= 2:
 			if hasValue {
-				return a[len(a)-len(value):], false, true
+				return value, false, true
 			}
 			if i+1 >= len(args) {
 				return "", true, true
@@ -41,7 +41,7 @@ func Script(args []string, legacy bool) (code string, stdin, ok bool) {
 			}
 			return strings.Join(args[i+1:], " "), false, true
 		case name == "e" || name == "ec" || strings.HasPrefix("encodedcommand", name) && len(name) >= 3:
-			v := a[len(a)-len(value):] // as written: base64 is case-sensitive
+			v := value
 			if !hasValue {
 				if i+1 >= len(args) {
 					return "", false, false

@@ -1,6 +1,7 @@
 package powershell
 
 import (
+	"strings"
 	"testing"
 	"unicode/utf8"
 )
@@ -20,10 +21,23 @@ func FuzzTranslate(f *testing.F) {
 		if len(src) > 4096 {
 			return
 		}
-		out := Translate(src)
+		out, _ := Translate(src)
+		if len(out) > 8*len(src)+64<<10+maxLine(out) {
+			t.Errorf("Translate(%q) gives %d bytes, over its budget", src, len(out))
+		}
 		if utf8.ValidString(src) && !utf8.ValidString(out) {
 			t.Errorf("Translate(%q) is not valid UTF-8: %q", src, out)
 		}
 		Script([]string{"-c", src}, false)
 	})
+}
+
+// maxLine is the length of the longest line: the budget is checked after
+// each translated script, so one line may pass it.
+func maxLine(s string) int {
+	n := 0
+	for _, l := range strings.Split(s, "\n") {
+		n = max(n, len(l))
+	}
+	return n
 }

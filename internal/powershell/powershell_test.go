@@ -98,7 +98,7 @@ func TestTranslate(t *testing.T) {
 		{"Start-Process pwsh -ArgumentList '-c', 'rm -rf ~'", "pwsh -c 'rm -rf ~'"},
 	}
 	for _, tt := range tests {
-		if got := Translate(tt.src); got != tt.want {
+		if got, _ := Translate(tt.src); got != tt.want {
 			t.Errorf("Translate(%q)\n got  %q\n want %q", tt.src, got, tt.want)
 		}
 	}
@@ -126,5 +126,26 @@ func TestScript(t *testing.T) {
 		if code != tt.code || stdin != tt.stdin || ok != tt.hasRun {
 			t.Errorf("Script(%q) = %q, %v, %v; want %q, %v, %v", tt.args, code, stdin, ok, tt.code, tt.stdin, tt.hasRun)
 		}
+	}
+}
+
+// TestTranslateBounded checks that nested script blocks, each quoted once
+// more, cannot make the translation grow without bound.
+func TestTranslateBounded(t *testing.T) {
+	for _, src := range []string{
+		strings.Repeat("a { b { ", 4) + strings.Repeat("echo 'a' 'b'; ", 200) + strings.Repeat(" } }", 4),
+		strings.Repeat("Start-Job { ", 8) + strings.Repeat("echo 'a' 'b' 'c' 'd'; ", 200) + strings.Repeat(" }", 8),
+	} {
+		out, _ := Translate(src)
+		if len(out) > 8*len(src)+64<<10 {
+			t.Errorf("%d bytes in: %d out, over the budget", len(src), len(out))
+		}
+	}
+	src := strings.Repeat("Start-Job { ", 12) + "rm x" + strings.Repeat(" }", 12)
+	if _, complete := Translate(src); complete {
+		t.Error("12 nested script blocks are read as complete")
+	}
+	if _, complete := Translate("Start-Job { Start-Job { rm x } }"); !complete {
+		t.Error("a small nesting is cut")
 	}
 }

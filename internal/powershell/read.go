@@ -12,6 +12,7 @@ package powershell
 
 import (
 	"strings"
+	"unicode/utf8"
 )
 
 // Word is one argument of a command.
@@ -231,10 +232,7 @@ func (r *reader) word() (Word, bool) {
 			r.double(&b, &w)
 		case c == '`':
 			r.pos++
-			if !r.eof() {
-				b.WriteString(escape(r.src[r.pos]))
-				r.pos++
-			}
+			r.escaped(&b)
 		case c == '(' || c == '{' || c == '[' || (c == '$' || c == '@') && (r.peek(1) == '(' || r.peek(1) == '{'):
 			open := r.pos
 			if c == '$' || c == '@' {
@@ -279,10 +277,7 @@ func (r *reader) double(b *strings.Builder, w *Word) {
 			return
 		case c == '`':
 			r.pos++
-			if !r.eof() {
-				b.WriteString(escape(r.src[r.pos]))
-				r.pos++
-			}
+			r.escaped(b)
 		case c == '$' && r.peek(1) == '(':
 			w.Expand = true
 			open := r.pos
@@ -338,6 +333,21 @@ func (r *reader) balanced() {
 			return
 		}
 	}
+}
+
+// escaped writes the character after a backtick, resolved, and moves
+// past it; a character of several bytes is taken whole.
+func (r *reader) escaped(b *strings.Builder) {
+	if r.eof() {
+		return
+	}
+	_, n := utf8.DecodeRuneInString(r.src[r.pos:])
+	if n == 1 {
+		b.WriteString(escape(r.src[r.pos]))
+	} else {
+		b.WriteString(r.src[r.pos : r.pos+n])
+	}
+	r.pos += n
 }
 
 // escape resolves a backtick escape.

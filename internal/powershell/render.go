@@ -26,12 +26,12 @@ func quotePath(p string) string {
 }
 
 // pathWord renders a word that names a path.
-func pathWord(w Word, depth int) string {
+func (t *translator) pathWord(w Word, depth int) string {
 	if w.Expand && !w.Group {
-		return expand(strings.ReplaceAll(w.Text, `\`, "/"), depth)
+		return t.expand(strings.ReplaceAll(w.Text, `\`, "/"), depth)
 	}
 	if w.Group {
-		return render(w, depth)
+		return t.render(w, depth)
 	}
 	return quotePath(w.Text)
 }
@@ -39,17 +39,17 @@ func pathWord(w Word, depth int) string {
 // render renders a word for a POSIX shell: a literal quoted, a word with
 // variables double-quoted with the variables in POSIX form, a group as
 // the command substitution of its translation.
-func render(w Word, depth int) string {
+func (t *translator) render(w Word, depth int) string {
 	switch {
 	case w.Group && strings.HasPrefix(w.Text, "{"):
-		return quote(translate(inner(w.Text), depth+1))
+		return quote(t.translate(inner(w.Text), depth+1))
 	case w.Group:
-		if t := groupPosix(w.Text, depth); t != "" {
-			return "\"$(" + t + ")\""
+		if x := t.groupPosix(w.Text, depth); x != "" {
+			return "\"$(" + x + ")\""
 		}
 		return quote(w.Text)
 	case w.Expand:
-		return expand(w.Text, depth)
+		return t.expand(w.Text, depth)
 	}
 	return quote(w.Text)
 }
@@ -60,7 +60,7 @@ var homeVars = map[string]bool{"home": true, "userprofile": true, "homepath": tr
 // expand renders text with PowerShell variables as a double-quoted POSIX
 // word: $env:NAME and ${env:NAME} become ${NAME}, $(…) the substitution
 // of its translation.
-func expand(s string, depth int) string {
+func (t *translator) expand(s string, depth int) string {
 	var b strings.Builder
 	b.WriteByte('"')
 	for i := 0; i < len(s); i++ {
@@ -77,7 +77,7 @@ func expand(s string, depth int) string {
 		case strings.HasPrefix(rest, "("):
 			r := reader{src: rest}
 			r.balanced()
-			b.WriteString("$(" + translate(groupBody(rest[:r.pos]), depth+1) + ")")
+			b.WriteString("$(" + t.translate(groupBody(rest[:r.pos]), depth+1) + ")")
 			i += r.pos
 		case strings.HasPrefix(rest, "{"):
 			end := strings.IndexByte(rest, '}')
@@ -111,9 +111,8 @@ func variable(name string) string {
 	case "true", "false", "null":
 		return "\\$" + lower
 	}
-	if v, ok := strings.CutPrefix(lower, "env:"); ok {
-		name = name[len(name)-len(v):]
-		lower = v
+	if v, ok := cutPrefixFold(name, "env:"); ok {
+		name, lower = v, strings.ToLower(v)
 	}
 	name = strings.TrimPrefix(name, "script:")
 	name = strings.TrimPrefix(name, "global:")
@@ -124,4 +123,14 @@ func variable(name string) string {
 		return "${PS_VALUE}" // a scope or a provider path: its value is unknown
 	}
 	return "${" + name + "}"
+}
+
+// cutPrefixFold cuts an ASCII prefix matched without regard to case.
+// (Lower-casing first would shift byte offsets: some letters change
+// length.)
+func cutPrefixFold(s, prefix string) (string, bool) {
+	if len(s) >= len(prefix) && strings.EqualFold(s[:len(prefix)], prefix) {
+		return s[len(prefix):], true
+	}
+	return s, false
 }

@@ -12,17 +12,41 @@ import (
 // amounts to, one command line per PowerShell command. Code PowerShell
 // would run from a string, a script block or an encoded string is
 // translated in turn, to a bounded depth.
-func Translate(src string) string {
-	return translate(src, 0)
+//
+// The translation is bounded: nested code is quoted once per level, so
+// its size is kept within a budget of a few times the input's, and
+// complete is false when the budget cut it short.
+func Translate(src string) (script string, complete bool) {
+	t := translator{budget: 8*len(src) + 64<<10}
+	script = t.translate(src, 0)
+	return script, !t.cut
 }
 
-func translate(src string, depth int) string {
-	if depth > maxDepth {
+// translator holds the bytes a translation may still produce, and
+// whether a limit left code out.
+type translator struct {
+	budget int
+	cut    bool
+}
+
+func (t *translator) translate(src string, depth int) string {
+	if depth > maxDepth || t.budget < 0 {
+		t.cut = true
 		return ""
 	}
+	out := t.lines(src, depth)
+	if t.budget -= len(out); t.budget < 0 {
+		t.cut = true
+		return ""
+	}
+	return out
+}
+
+// lines translates each pipeline of src onto a line of its own.
+func (t *translator) lines(src string, depth int) string {
 	var b strings.Builder
 	for _, p := range Parse(src) {
-		line := pipeline(p, depth)
+		line := t.pipeline(p, depth)
 		if line == "" {
 			continue
 		}
@@ -45,10 +69,10 @@ func translate(src string, depth int) string {
 // pipeline translates one pipeline; the commands a stage needs run first
 // (a script block's body, a download in an expression) come on lines
 // before it.
-func pipeline(p Pipeline, depth int) string {
+func (t *translator) pipeline(p Pipeline, depth int) string {
 	var stages, before []string
 	for i, c := range p.Commands {
-		line, extra := command(c, i > 0, depth)
+		line, extra := t.command(c, i > 0, depth)
 		before = append(before, extra...)
 		if line != "" {
 			stages = append(stages, line)
@@ -99,28 +123,28 @@ func cmdletName(s string) string {
 
 // command translates one command; inPipe is set when input is piped into
 // it. It returns the POSIX command line and the lines that go before.
-func command(c Command, inPipe bool, depth int) (string, []string) {
+func (t *translator) command(c Command, inPipe bool, depth int) (string, []string) {
 	if len(c.Words) == 0 {
 		return "", nil
 	}
 	first := c.Words[0]
 	if first.Group && strings.HasPrefix(first.Text, "{") {
 		// & { … } and . { … } run the script block here.
-		return translate(inner(first.Text), depth+1), nil
+		return t.translate(inner(first.Text), depth+1), nil
 	}
 	if !c.Call && (first.Group || first.Expand) {
-		return expression(c.Words, depth)
+		return t.expression(c.Words, depth)
 	}
 	if !c.Call && first.Quoted {
 		// A string at the head of a pipeline is a value written out.
 		line := "printf '%s\\n'"
 		for _, w := range c.Words {
-			line += " " + render(w, depth)
+			line += " " + t.render(w, depth)
 		}
 		return line + redirects(c.Redirects), nil
 	}
 	if keywords[strings.ToLower(first.Text)] && !c.Call && !inPipe {
-		return control(c.Words, depth), nil
+		return t.control(c.Words, depth), nil
 	}
 	name := cmdletName(first.Text)
 	as := params(c.Words[1:])
@@ -145,7 +169,7 @@ func command(c Command, inPipe bool, depth int) (string, []string) {
 		if strings.Contains(flags, "f") {
 			argv = append(argv, "-f")
 		}
-		ps := paths(as, depth, "path", "literalpath")
+		ps := t.paths(as, depth, "path", "literalpath")
 		if len(ps) == 0 && inPipe {
 			// The items piped in are removed: gci ~ | Remove-Item.
 			argv = append([]string{"xargs"}, argv...)
@@ -154,35 +178,35 @@ func command(c Command, inPipe bool, depth int) (string, []string) {
 	case "invoke-webrequest", "invoke-restmethod":
 		argv = []string{"curl"}
 		if m, ok := named(as, "method", 2); ok {
-			argv = append(argv, "-X", render(m, depth))
+			argv = append(argv, "-X", t.render(m, depth))
 		}
 		if v, ok := named(as, "body", 1); ok {
-			argv = append(argv, "--data", render(v, depth))
+			argv = append(argv, "--data", t.render(v, depth))
 		}
 		if v, ok := named(as, "infile", 2); ok {
-			argv = append(argv, "-T", pathWord(v, depth))
+			argv = append(argv, "-T", t.pathWord(v, depth))
 		}
 		if v, ok := named(as, "outfile", 1); ok {
-			argv = append(argv, "-o", pathWord(v, depth))
+			argv = append(argv, "-o", t.pathWord(v, depth))
 		}
 		if v, ok := named(as, "uri", 2); ok {
-			argv = append(argv, render(v, depth))
+			argv = append(argv, t.render(v, depth))
 		} else if v, ok := positional(as, 0); ok {
-			argv = append(argv, render(v, depth))
+			argv = append(argv, t.render(v, depth))
 		}
 	case "invoke-expression":
-		return invokeExpression(as, inPipe, depth), nil
+		return t.invokeExpression(as, inPipe, depth), nil
 	case "get-content":
 		argv = []string{"cat"}
-		ps := paths(as, depth, "path", "literalpath")
+		ps := t.paths(as, depth, "path", "literalpath")
 		if len(ps) == 0 && inPipe {
 			argv = []string{"xargs", "cat"}
 		}
 		argv = append(argv, ps...)
 	case "set-content", "add-content", "out-file":
-		return writeFile(name, as, depth), nil
+		return t.writeFile(name, as, depth), nil
 	case "start-process":
-		return startProcess(as, depth), nil
+		return t.startProcess(as, depth), nil
 	case "get-childitem", "get-item":
 		p, ok := named(as, "path", 1)
 		if !ok {
@@ -198,7 +222,7 @@ func command(c Command, inPipe bool, depth int) (string, []string) {
 		}
 		// Items are listed by their full path, as the objects
 		// Get-ChildItem passes on name them: find, not ls.
-		argv = append([]string{"find"}, paths(as, depth, "path", "literalpath")...)
+		argv = append([]string{"find"}, t.paths(as, depth, "path", "literalpath")...)
 		if len(argv) == 1 {
 			argv = append(argv, ".")
 		}
@@ -214,31 +238,34 @@ func command(c Command, inPipe bool, depth int) (string, []string) {
 		if name == "move-item" {
 			argv = []string{"mv"}
 		}
-		argv = append(argv, paths(as, depth, "path", "literalpath", "destination")...)
+		argv = append(argv, t.paths(as, depth, "path", "literalpath", "destination")...)
 	case "write-output", "write-host":
 		argv = []string{"echo"}
 		for _, a := range as {
 			if a.name == "" {
-				argv = append(argv, render(a.val, depth))
+				argv = append(argv, t.render(a.val, depth))
 			}
 		}
 	case "set-location":
-		argv = append([]string{"cd"}, paths(as, depth, "path", "literalpath")...)
+		argv = append([]string{"cd"}, t.paths(as, depth, "path", "literalpath")...)
 	case "new-item", "new-itemproperty", "set-itemproperty":
-		return item(name, as, depth)
+		return t.item(name, as, depth)
 	case "invoke-command", "start-job", "foreach-object", "where-object":
-		return block(name, as, depth)
+		return t.block(name, as, depth)
 	default:
 		argv = []string{quote(first.Text)}
 		for _, w := range c.Words[1:] {
 			if strings.HasPrefix(w.Text, "{") && w.Group {
 				// A script block given to any command runs, here or
 				// elsewhere: its body is read as a script of its own.
-				if body := translate(inner(w.Text), depth+1); body != "" {
+				body := t.translate(inner(w.Text), depth+1)
+				if body != "" {
 					before = append(before, "sh -c "+quote(body))
 				}
+				argv = append(argv, quote(body))
+				continue
 			}
-			argv = append(argv, render(w, depth))
+			argv = append(argv, t.render(w, depth))
 		}
 	}
 	return strings.Join(argv, " ") + redirects(c.Redirects), before
@@ -349,16 +376,16 @@ func positional(as []arg, i int) (Word, bool) {
 
 // paths returns the rendered path arguments: the values of the named path
 // parameters, then the positionals.
-func paths(as []arg, depth int, names ...string) []string {
+func (t *translator) paths(as []arg, depth int, names ...string) []string {
 	var out []string
 	for _, a := range as {
 		if a.name == "" {
-			out = append(out, pathWord(a.val, depth))
+			out = append(out, t.pathWord(a.val, depth))
 			continue
 		}
 		for _, n := range names {
 			if a.has && strings.HasPrefix(n, a.name) && len(a.name) >= 2 {
-				out = append(out, pathWord(a.val, depth))
+				out = append(out, t.pathWord(a.val, depth))
 				break
 			}
 		}
@@ -368,7 +395,7 @@ func paths(as []arg, depth int, names ...string) []string {
 
 // invokeExpression translates iex: code piped in runs as sh reads its
 // standard input; code given as an argument is translated as a script.
-func invokeExpression(as []arg, inPipe bool, depth int) string {
+func (t *translator) invokeExpression(as []arg, inPipe bool, depth int) string {
 	w, ok := named(as, "command", 1)
 	if !ok {
 		w, ok = positional(as, 0)
@@ -383,20 +410,20 @@ func invokeExpression(as []arg, inPipe bool, depth int) string {
 		if code, ok := base64Code(w.Text); ok {
 			// A string decoded from base64 and run: its decoded text is
 			// the script.
-			return "sh -c " + quote(translate(code, depth+1))
+			return "sh -c " + quote(t.translate(code, depth+1))
 		}
-		if t := groupPosix(w.Text, depth); t != "" {
-			return "sh -c \"$(" + t + ")\""
+		if x := t.groupPosix(w.Text, depth); x != "" {
+			return "sh -c \"$(" + x + ")\""
 		}
 	}
 	if w.Expand {
-		return "sh -c " + render(w, depth)
+		return "sh -c " + t.render(w, depth)
 	}
-	return "sh -c " + quote(translate(w.Text, depth+1))
+	return "sh -c " + quote(t.translate(w.Text, depth+1))
 }
 
 // writeFile translates Set-Content, Add-Content and Out-File.
-func writeFile(name string, as []arg, depth int) string {
+func (t *translator) writeFile(name string, as []arg, depth int) string {
 	op := ">"
 	for _, a := range as {
 		if a.name != "" && strings.HasPrefix("append", a.name) {
@@ -429,16 +456,16 @@ func writeFile(name string, as []arg, depth int) string {
 	if !hasValue && name != "out-file" {
 		value, hasValue = positional(as, valuePos)
 	}
-	target := " " + op + " " + pathWord(path, depth)
+	target := " " + op + " " + t.pathWord(path, depth)
 	if hasValue {
-		return "printf '%s\\n' " + render(value, depth) + target
+		return "printf '%s\\n' " + t.render(value, depth) + target
 	}
 	return "cat" + target
 }
 
 // startProcess translates Start-Process FILE [-ArgumentList ARGS]; -Verb
 // RunAs runs it as an administrator, as sudo does.
-func startProcess(as []arg, depth int) string {
+func (t *translator) startProcess(as []arg, depth int) string {
 	file, ok := named(as, "filepath", 1)
 	argPos := 0
 	if !ok {
@@ -448,7 +475,7 @@ func startProcess(as []arg, depth int) string {
 	if !ok {
 		return ""
 	}
-	line := pathWord(file, depth)
+	line := t.pathWord(file, depth)
 	if v, ok := named(as, "verb", 1); ok && strings.EqualFold(v.Text, "runas") {
 		line = "sudo " + line
 	}
@@ -468,7 +495,7 @@ func startProcess(as []arg, depth int) string {
 		return line + " " + list[0].Text
 	}
 	for _, w := range list {
-		line += " " + render(w, depth)
+		line += " " + t.render(w, depth)
 	}
 	return line
 }
@@ -478,7 +505,7 @@ var registry = regexp.MustCompile(`(?i)^(Registry::)?(HK(CU|LM|CR|U|CC)|HKEY_[A-
 
 // item translates New-Item, New-ItemProperty and Set-ItemProperty: a
 // registry value is what reg add sets; a file or directory is made.
-func item(name string, as []arg, depth int) (string, []string) {
+func (t *translator) item(name string, as []arg, depth int) (string, []string) {
 	path, ok := named(as, "path", 1)
 	if !ok {
 		path, ok = positional(as, 0)
@@ -490,33 +517,33 @@ func item(name string, as []arg, depth int) (string, []string) {
 		key := strings.Replace(strings.TrimPrefix(path.Text, "Registry::"), ":", "", 1)
 		line := "reg add " + quote(key)
 		if n, ok := named(as, "name", 1); ok {
-			line += " /v " + render(n, depth)
+			line += " /v " + t.render(n, depth)
 		}
 		if v, ok := named(as, "value", 1); ok {
-			line += " /d " + render(v, depth)
+			line += " /d " + t.render(v, depth)
 		}
 		return line, nil
 	}
 	if name != "new-item" {
 		return "", nil
 	}
-	if t, ok := named(as, "itemtype", 1); ok && strings.EqualFold(t.Text, "directory") {
-		return "mkdir -p " + pathWord(path, depth), nil
+	if it, ok := named(as, "itemtype", 1); ok && strings.EqualFold(it.Text, "directory") {
+		return "mkdir -p " + t.pathWord(path, depth), nil
 	}
 	if v, ok := named(as, "value", 1); ok {
-		return "printf '%s\\n' " + render(v, depth) + " > " + pathWord(path, depth), nil
+		return "printf '%s\\n' " + t.render(v, depth) + " > " + t.pathWord(path, depth), nil
 	}
-	return "touch " + pathWord(path, depth), nil
+	return "touch " + t.pathWord(path, depth), nil
 }
 
 // block translates the cmdlets that run a script block: on another
 // computer (Invoke-Command -ComputerName), as a background job, or once
 // for each item piped in.
-func block(name string, as []arg, depth int) (string, []string) {
+func (t *translator) block(name string, as []arg, depth int) (string, []string) {
 	var body string
 	for _, a := range as {
 		if strings.HasPrefix(a.val.Text, "{") && a.val.Group {
-			body = translate(inner(a.val.Text), depth+1)
+			body = t.translate(inner(a.val.Text), depth+1)
 			break
 		}
 	}
@@ -533,7 +560,7 @@ func block(name string, as []arg, depth int) (string, []string) {
 			host, ok = named(as, "hostname", 1)
 		}
 		if ok {
-			return "ssh " + render(host, depth) + " " + quote(body), nil
+			return "ssh " + t.render(host, depth) + " " + quote(body), nil
 		}
 		return "sh -c " + quote(body), nil
 	case "start-job":
@@ -562,25 +589,25 @@ func envDrive(p string) (string, bool) {
 // expression translates a statement that is an expression: an
 // assignment, a method call, a .NET static call. What it fetches, reads,
 // writes or decodes is found by the calls it makes.
-func expression(ws []Word, depth int) (string, []string) {
+func (t *translator) expression(ws []Word, depth int) (string, []string) {
 	first := ws[0]
 	rest := ws[1:]
 	target := ""
 	if first.Expand && !first.Group {
-		t := first.Text
-		if name, value, ok := strings.Cut(t, "="); ok && len(rest) == 0 {
+		text := first.Text
+		if name, value, ok := strings.Cut(text, "="); ok && len(rest) == 0 {
 			target = name
 			rest = []Word{{Text: value, Quoted: first.Quoted}}
 		} else if len(rest) > 0 && rest[0].Text == "=" {
-			target = t
+			target = text
 			rest = rest[1:]
 		}
 	}
 	if target != "" {
 		name := strings.TrimPrefix(target, "$")
 		export := ""
-		if v, ok := strings.CutPrefix(strings.ToLower(name), "env:"); ok {
-			name, export = name[len(name)-len(v):], "export "
+		if v, ok := cutPrefixFold(name, "env:"); ok {
+			name, export = v, "export "
 		}
 		if !shellName(name) || len(rest) == 0 {
 			return "", nil
@@ -588,9 +615,9 @@ func expression(ws []Word, depth int) (string, []string) {
 		value := ""
 		switch {
 		case len(rest) == 1 && !rest[0].Group && (rest[0].Quoted || rest[0].Expand):
-			value = render(rest[0], depth)
+			value = t.render(rest[0], depth)
 		default:
-			line, before := command(Command{Words: rest}, false, depth)
+			line, before := t.command(Command{Words: rest}, false, depth)
 			if line == "" {
 				return "", before
 			}
@@ -601,14 +628,14 @@ func expression(ws []Word, depth int) (string, []string) {
 	}
 	if len(ws) == 1 && first.Expand && !first.Group {
 		// A value alone on a line is written out: $env:TOKEN prints it.
-		return "echo " + render(first, depth), nil
+		return "echo " + t.render(first, depth), nil
 	}
 	var lines []string
 	for _, w := range ws {
 		if !w.Group {
 			lines = append(lines, calls(w.Text)...)
-		} else if t := groupPosix(w.Text, depth); t != "" {
-			lines = append(lines, t)
+		} else if x := t.groupPosix(w.Text, depth); x != "" {
+			lines = append(lines, x)
 		}
 	}
 	return strings.Join(lines, "\n"), nil
@@ -709,12 +736,12 @@ func Decode(s string) (string, bool) {
 // groupPosix translates a group: the .NET calls it makes when it makes
 // any ((New-Object Net.WebClient).DownloadString(u)), else the pipeline
 // inside its brackets ((iwr u).Content).
-func groupPosix(text string, depth int) string {
+func (t *translator) groupPosix(text string, depth int) string {
 	if c := calls(text); len(c) > 0 {
 		return strings.Join(c, "\n")
 	}
 	if body := groupBody(text); body != "" {
-		return translate(body, depth+1)
+		return t.translate(body, depth+1)
 	}
 	return ""
 }
@@ -728,10 +755,11 @@ func groupBody(text string) string {
 	}
 	r := reader{src: t}
 	r.balanced()
-	if r.pos < 2 {
-		return ""
+	end := r.pos
+	if c := t[end-1]; end > 1 && (c == ')' || c == '}') {
+		end-- // the closer; an unclosed group runs to the end
 	}
-	return strings.TrimSpace(t[1 : r.pos-1])
+	return strings.TrimSpace(t[1:end])
 }
 
 // inner returns the text of a script block without its braces.
@@ -752,7 +780,7 @@ var endlessCondition = regexp.MustCompile(`(?i)^\(\s*(\$true|1)\s*\)$`)
 // control translates a control-flow statement: the conditions and script
 // blocks in it run, in order; a loop whose condition is always true
 // becomes while :, so that what it repeats is known to repeat.
-func control(ws []Word, depth int) string {
+func (t *translator) control(ws []Word, depth int) string {
 	var lines []string
 	endless := false
 	for i, w := range ws {
@@ -760,8 +788,8 @@ func control(ws []Word, depth int) string {
 			continue
 		}
 		if strings.HasPrefix(w.Text, "{") {
-			if t := translate(inner(w.Text), depth+1); t != "" {
-				lines = append(lines, t)
+			if x := t.translate(inner(w.Text), depth+1); x != "" {
+				lines = append(lines, x)
 			}
 			continue
 		}
@@ -771,8 +799,8 @@ func control(ws []Word, depth int) string {
 		if b := groupBody(w.Text); strings.HasPrefix(b, "$") && !strings.ContainsAny(b, "( ") {
 			continue // a value tested, not written out: if ($env:TOKEN)
 		}
-		if t := groupPosix(w.Text, depth); t != "" {
-			lines = append(lines, t)
+		if x := t.groupPosix(w.Text, depth); x != "" {
+			lines = append(lines, x)
 		}
 	}
 	body := strings.Join(lines, "\n")

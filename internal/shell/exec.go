@@ -900,7 +900,11 @@ func (a *analyzer) powershell(idx int, name string, args []field, redirs []Redir
 			a.limit("a PowerShell script is longer than %d bytes", a.lim.MaxBytes)
 			continue
 		}
-		a.script(powershell.Translate(s), sc.nested(ViaPowerShell, idx), true)
+		posix, complete := powershell.Translate(s)
+		if !complete {
+			a.limit("a PowerShell script nests more code than can be read")
+		}
+		a.script(posix, sc.nested(ViaPowerShell, idx), true)
 	}
 }
 
