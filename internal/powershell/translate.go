@@ -250,6 +250,33 @@ func (t *translator) command(c Command, inPipe bool, depth int) (string, []strin
 		argv = append([]string{"cd"}, t.paths(as, depth, "path", "literalpath")...)
 	case "new-item", "new-itemproperty", "set-itemproperty":
 		return t.item(name, as, depth)
+	case "new-scheduledtaskaction":
+		// The program a scheduled task will run: read as a command.
+		if x, ok := named(as, "execute", 1); ok {
+			a, _ := named(as, "argument", 1)
+			return t.commandLine(x, a.Text, depth), nil
+		}
+		return "", nil
+	case "register-scheduledtask", "register-scheduledjob":
+		n, _ := named(as, "taskname", 1)
+		if n.Text == "" {
+			n, _ = positional(as, 0)
+		}
+		line := "schtasks /create /tn " + quote(n.Text)
+		var before []string
+		for _, a := range as {
+			if strings.HasPrefix(a.val.Text, "{") && a.val.Group {
+				before = append(before, "sh -c "+quote(t.translate(inner(a.val.Text), depth+1)))
+			}
+		}
+		return line, before
+	case "new-service":
+		n, _ := named(as, "name", 1)
+		line := "sc create " + quote(n.Text)
+		if b, ok := named(as, "binarypathname", 1); ok {
+			line += " binPath= " + t.render(b, depth)
+		}
+		return line, nil
 	case "invoke-command", "start-job", "foreach-object", "where-object":
 		return t.block(name, as, depth)
 	default:
@@ -492,7 +519,7 @@ func (t *translator) startProcess(as []arg, depth int) string {
 	}
 	if len(list) == 1 && !list[0].Group {
 		// One string is the command line the process parses itself.
-		return line + " " + list[0].Text
+		return strings.Replace(line, t.pathWord(file, depth), t.commandLine(file, list[0].Text, depth), 1)
 	}
 	for _, w := range list {
 		line += " " + t.render(w, depth)
@@ -808,4 +835,21 @@ func (t *translator) control(ws []Word, depth int) string {
 		return "while :; do\n" + body + "\ndone"
 	}
 	return body
+}
+
+// commandLine renders a program and the one string of arguments Windows
+// hands it: PowerShell's own -Command text stays one script, for the
+// shell analysis to read as PowerShell again; other programs' arguments
+// are split as a shell would.
+func (t *translator) commandLine(exe Word, args string, depth int) string {
+	line := t.pathWord(exe, depth)
+	if args == "" {
+		return line
+	}
+	if n := cmdletName(exe.Text); n == "powershell" || n == "pwsh" {
+		if code, stdin, ok := Script(strings.Fields(args), n == "powershell"); ok && !stdin {
+			return "pwsh -c " + quote(code)
+		}
+	}
+	return line + " " + args
 }

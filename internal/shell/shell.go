@@ -7,7 +7,10 @@
 // or xargs, which are unwrapped to the command they run. Scripts handed to a
 // nested shell (bash -c '…', su -c, eval, here-documents fed to a shell,
 // text echoed into a shell, find -exec, trap, alias) are parsed in turn, to
-// a bounded depth. Quotes and escapes are resolved ($'\x72m' is rm), brace
+// a bounded depth, and so are commands handed to somewhere else (ssh and
+// other remote shells, docker and kubectl exec, nohup, at), each marked
+// with where it runs, and PowerShell code given to pwsh, read into the
+// POSIX commands it amounts to by package powershell. Quotes and escapes are resolved ($'\x72m' is rm), brace
 // expansion is applied, and variables assigned a literal earlier in the
 // script are substituted.
 //
