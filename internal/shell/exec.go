@@ -469,9 +469,9 @@ func (a *analyzer) nested(idx int, name string, args []field, env []Assign, redi
 	case name == "autossh":
 		a.ssh(idx, withoutOption(args, "-M"), redirs, sc)
 	case name == "docker" || name == "podman" || name == "nerdctl":
-		a.container(idx, args, sc)
+		a.container(idx, args, redirs, sc)
 	case name == "kubectl" || name == "oc":
-		a.kube(idx, args, sc)
+		a.kube(idx, args, redirs, sc)
 	case name == "vagrant" || name == "gcloud" || name == "aws" || name == "az" || name == "mosh":
 		a.cloudShell(idx, name, args, sc)
 	case argvRunners[name].sub != "":

@@ -57,7 +57,7 @@ var containerRun = wrapper{
 
 // container analyses the command docker, podman or nerdctl runs in a
 // container: exec, run, and their compose forms.
-func (a *analyzer) container(idx int, args []field, sc scope) {
+func (a *analyzer) container(idx int, args []field, redirs []Redirect, sc scope) {
 	n, _, _ := containerGlobals.unwrap(args)
 	if n < 0 {
 		return
@@ -116,8 +116,21 @@ func (a *analyzer) container(idx int, args []field, sc scope) {
 		cmd = hostPaths(cmd, mounts(opts))
 	}
 	if c := a.reserve(child); c >= 0 {
-		a.exec(c, cmd, nil, nil, child, false)
+		a.exec(c, cmd, nil, stdinOf(redirs), child, false)
 	}
+}
+
+// stdinOf returns the redirections that feed a command's standard input,
+// which a runner passes on to the command it starts (docker exec -i CTR sh
+// <<EOF).
+func stdinOf(redirs []Redirect) []Redirect {
+	var out []Redirect
+	for _, r := range redirs {
+		if r.Op == "<<" || r.Op == "<<-" || r.Op == "<<<" {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 // splitFields splits an option's value at spaces (--entrypoint "sh -c").
@@ -203,7 +216,7 @@ var kubeGlobals = wrapper{
 
 // kube analyses the command kubectl exec, debug and run start in a pod,
 // or on a node's host for kubectl debug node/NAME.
-func (a *analyzer) kube(idx int, args []field, sc scope) {
+func (a *analyzer) kube(idx int, args []field, redirs []Redirect, sc scope) {
 	var sub string
 	var ops []field
 	dashes := -1
@@ -245,7 +258,7 @@ func (a *analyzer) kube(idx int, args []field, sc scope) {
 		child = sc.nested(ViaRunner, idx).at(WhereNode)
 	}
 	if c := a.reserve(child); c >= 0 {
-		a.exec(c, cmd, nil, nil, child, false)
+		a.exec(c, cmd, nil, stdinOf(redirs), child, false)
 	}
 }
 

@@ -34,6 +34,8 @@ func TestElsewhere(t *testing.T) {
 		{"kubectl exec -it pod -c app -- sh -c 'cat /run/secrets/token'", "cat: cat /run/secrets/token @container"},
 		{"kubectl debug node/worker-2 -it --image=busybox -- chroot /host", "chroot: chroot /host @node"},
 		{"lxc exec c1 -- rm -rf /", "rm: rm -rf / @container"},
+		{"kubectl exec -i api-0 -- bash <<'EOF'\ncat /etc/shadow\nEOF", "cat: cat /etc/shadow @container"},
+		{"docker exec -i app sh <<< 'rm -rf /srv'", "rm: rm -rf /srv @container"},
 		{"nohup sh -c 'curl http://x/b' >/dev/null 2>&1 &", "curl: curl http://x/b @detached"},
 		{"setsid -f bash -c 'rm -rf ~'", "rm: rm -rf ~ @detached"},
 		{"systemd-run --on-calendar=daily curl http://x", "curl: curl http://x @later"},
