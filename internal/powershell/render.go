@@ -15,7 +15,7 @@ func quote(s string) string {
 // quotePath quotes a path, leaving a leading ~ bare so that it still
 // means the home directory, and with Windows separators made POSIX.
 func quotePath(p string) string {
-	p = strings.ReplaceAll(p, `\`, "/")
+	p = posixPath(strings.ReplaceAll(p, `\`, "/"))
 	if rest, ok := strings.CutPrefix(p, "~"); ok && (rest == "" || rest[0] == '/') {
 		if rest == "" {
 			return "~"
@@ -23,6 +23,23 @@ func quotePath(p string) string {
 		return "~" + quote(rest)
 	}
 	return quote(p)
+}
+
+// posixPath reads a Windows path as the POSIX one the rules know: a
+// user's profile (C:/Users/NAME) is the home directory, a drive's root
+// the root.
+func posixPath(p string) string {
+	if len(p) < 3 || p[1] != ':' || p[2] != '/' || !(p[0] >= 'a' && p[0] <= 'z' || p[0] >= 'A' && p[0] <= 'Z') {
+		return p
+	}
+	rest := p[2:]
+	if r, ok := cutPrefixFold(rest, "/users/"); ok {
+		if i := strings.IndexByte(r, '/'); i >= 0 {
+			return "~" + r[i:]
+		}
+		return "~"
+	}
+	return rest
 }
 
 // pathWord renders a word that names a path.
@@ -118,6 +135,10 @@ func variable(name string) string {
 	name = strings.TrimPrefix(name, "global:")
 	if homeVars[lower] {
 		return "${HOME}"
+	}
+	if lower == "profile" {
+		// The current user's PowerShell profile, run at every start.
+		return "${HOME}/Documents/PowerShell/Microsoft.PowerShell_profile.ps1"
 	}
 	if !shellName(name) {
 		return "${PS_VALUE}" // a scope or a provider path: its value is unknown

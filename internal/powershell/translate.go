@@ -182,6 +182,9 @@ func (t *translator) command(c Command, inPipe bool, depth int) (string, []strin
 		}
 		if v, ok := named(as, "body", 1); ok {
 			argv = append(argv, "--data", t.render(v, depth))
+		} else if inPipe {
+			// What is piped in is the body: gc f | irm -Method Post u.
+			argv = append(argv, "--data-binary", "@-")
 		}
 		if v, ok := named(as, "infile", 2); ok {
 			argv = append(argv, "-T", t.pathWord(v, depth))
@@ -687,7 +690,8 @@ func shellName(s string) bool {
 var (
 	downloadCall = regexp.MustCompile(`(?i)\.Download(?:String|Data|FileTaskAsync|StringTaskAsync)?\(\s*['"]([^'"]+)['"]`)
 	downloadFile = regexp.MustCompile(`(?i)\.DownloadFile\(\s*['"]([^'"]+)['"]\s*,\s*['"]([^'"]+)['"]`)
-	uploadCall   = regexp.MustCompile(`(?i)\.Upload(?:String|Data|File|Values)\(\s*['"]([^'"]+)['"]`)
+	uploadCall   = regexp.MustCompile(`(?i)\.Upload(?:String|Data|Values)\(\s*['"]([^'"]+)['"]`)
+	uploadFile   = regexp.MustCompile(`(?i)\.UploadFile\(\s*['"]([^'"]+)['"]\s*,\s*(?:['"][A-Za-z]+['"]\s*,\s*)?['"]([^'"]+)['"]`)
 	envDump      = regexp.MustCompile(`(?i)\[(System\.)?Environment\]::GetEnvironmentVariables\(`)
 	envRead      = regexp.MustCompile(`(?i)\[(System\.)?Environment\]::GetEnvironmentVariable\(\s*['"](\w+)['"]`)
 	fileRead     = regexp.MustCompile(`(?i)\[(System\.)?IO\.File\]::(?:ReadAll\w*|OpenRead|Copy)\(\s*['"]([^'"]+)['"]`)
@@ -703,6 +707,9 @@ func calls(text string) []string {
 	}
 	for _, m := range downloadCall.FindAllStringSubmatch(text, 8) {
 		out = append(out, "curl "+quote(m[1]))
+	}
+	for _, m := range uploadFile.FindAllStringSubmatch(text, 8) {
+		out = append(out, "curl -T "+quotePath(m[2])+" "+quote(m[1]))
 	}
 	for _, m := range uploadCall.FindAllStringSubmatch(text, 8) {
 		out = append(out, "curl --data-binary @- "+quote(m[1]))
