@@ -88,7 +88,7 @@ func TestPowerShell(t *testing.T) {
 		{`powershell Get-ChildItem env:`, "env: env <powershell>"},
 		{"pwsh -enc cgBtACAALQByACAAfgA=", "rm: rm -r ~ <powershell>"},
 		{"pwsh -Command - <<'EOF'\nRemove-Item -Recurse ~/x\nEOF", "rm: rm -r ~/x <powershell>"},
-		{`pwsh -c "Start-Process pwsh -Verb RunAs -ArgumentList '-c Remove-Item -Recurse C:/x'"`, "rm: rm -r C:/x <powershell>"},
+		{`pwsh -c "Start-Process pwsh -Verb RunAs -ArgumentList '-c Remove-Item -Recurse C:/x'"`, "rm: rm -r /x <powershell>"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.script, func(t *testing.T) {
