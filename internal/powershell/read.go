@@ -7,7 +7,9 @@
 // pipelines of commands with their arguments (quotes, backtick escapes,
 // separators, groups), maps cmdlets and their aliases onto the POSIX
 // programs that do the same, and passes every other command through by its
-// name. All functions are pure and bounded by their input.
+// name. cmd.exe lines (cmd /c …), which Windows and PowerShell scripts
+// hand on as often, are read the same way (TranslateCmd). All functions
+// are pure and bounded by their input.
 package powershell
 
 import (

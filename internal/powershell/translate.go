@@ -344,11 +344,11 @@ func params(ws []Word) []arg {
 			out = append(out, arg{val: w})
 			continue
 		}
-		name := strings.ToLower(w.Text[1:])
-		if n, v, ok := strings.Cut(name, ":"); ok {
-			out = append(out, arg{name: n, val: Word{Text: w.Text[len(n)+2:]}, has: v != ""})
+		if n, v, ok := strings.Cut(w.Text[1:], ":"); ok {
+			out = append(out, arg{name: strings.ToLower(n), val: Word{Text: v}, has: v != ""})
 			continue
 		}
+		name := strings.ToLower(w.Text[1:])
 		a := arg{name: name}
 		if !isSwitch(name) && i+1 < len(ws) && !isParam(ws[i+1]) {
 			a.val, a.has = ws[i+1], true
@@ -608,12 +608,11 @@ func (t *translator) block(name string, as []arg, depth int) (string, []string) 
 // envDrive reports whether a path is on the env: drive, and the variable
 // it names ("" for the whole drive).
 func envDrive(p string) (string, bool) {
-	lower := strings.ToLower(p)
-	if !strings.HasPrefix(lower, "env:") {
+	v, ok := cutPrefixFold(p, "env:")
+	if !ok {
 		return "", false
 	}
-	v := strings.Trim(p[4:], `\/*`)
-	return v, true
+	return strings.Trim(v, `\/*`), true
 }
 
 // expression translates a statement that is an expression: an

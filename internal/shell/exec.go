@@ -466,6 +466,14 @@ func (a *analyzer) nested(idx int, name string, args []field, env []Assign, redi
 		a.ssh(idx, args, redirs, sc)
 	case name == "pwsh" || name == "powershell" || name == "pwsh-preview":
 		a.powershell(idx, name, args, redirs, sc)
+	case name == "cmd":
+		texts := make([]string, len(args))
+		for i, f := range args {
+			texts[i] = f.text
+		}
+		if line, ok := powershell.CmdScript(texts); ok && len(line) <= a.lim.MaxBytes {
+			a.script(powershell.TranslateCmd(line), sc.nested(ViaCmd, idx), true)
+		}
 	case name == "autossh":
 		a.ssh(idx, withoutOption(args, "-M"), redirs, sc)
 	case name == "docker" || name == "podman" || name == "nerdctl":

@@ -165,6 +165,9 @@ const (
 	// ViaPowerShell marks the commands PowerShell code amounts to
 	// (pwsh -c 'Remove-Item …' reads as rm …).
 	ViaPowerShell = "powershell"
+	// ViaCmd marks the commands a cmd.exe line amounts to (cmd /c
+	// "rd /s /q x" reads as rm -r -f x).
+	ViaCmd = "cmd"
 )
 
 // Places a command runs in, other than this shell, now.
