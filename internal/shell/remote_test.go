@@ -41,6 +41,9 @@ func TestElsewhere(t *testing.T) {
 		{"systemd-run --on-calendar=daily curl http://x", "curl: curl http://x @later"},
 		{"echo 'rm -rf ~' | at now + 1 minute", "rm: rm -rf ~ @later"},
 		{"at now <<EOF\nrm -rf ~\nEOF", "rm: rm -rf ~ @later"},
+		{"tmux new-session -d -s b 'curl http://x/b'", "curl: curl http://x/b @detached"},
+		{"screen -dmS b curl http://x/b", "curl: curl http://x/b @detached"},
+		{"tmux new-session -s dev 'make watch'", "make: make watch"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.script, func(t *testing.T) {
