@@ -466,6 +466,8 @@ func (a *analyzer) nested(idx int, name string, args []field, env []Assign, redi
 		a.ssh(idx, args, redirs, sc)
 	case name == "pwsh" || name == "powershell" || name == "pwsh-preview":
 		a.powershell(idx, name, args, redirs, sc)
+	case name == "wsl":
+		a.wsl(idx, args, sc)
 	case name == "cmd":
 		texts := make([]string, len(args))
 		for i, f := range args {

@@ -393,3 +393,38 @@ func ssmCommands(s string) []string {
 	}
 	return []string{strings.Trim(v, "[]")}
 }
+
+// wsl analyses the command wsl runs in a Linux distribution on this
+// machine: after -e/--exec an argument vector, otherwise a command line
+// its default shell parses.
+func (a *analyzer) wsl(idx int, args []field, sc scope) {
+	for i := 0; i < len(args); i++ {
+		switch s := args[i].text; {
+		case s == "-d" || s == "--distribution" || s == "-u" || s == "--user" || s == "--cd" || s == "--shell-type":
+			i++
+		case s == "-e" || s == "--exec":
+			if i+1 < len(args) {
+				child := sc.nested(ViaRunner, idx)
+				if c := a.reserve(child); c >= 0 {
+					a.exec(c, args[i+1:], nil, nil, child, false)
+				}
+			}
+			return
+		case s == "--":
+			i++
+			fallthrough
+		case !strings.HasPrefix(s, "-"):
+			if i >= len(args) {
+				return
+			}
+			if t, ok := joinKnown(args[i:]); ok {
+				a.script(t, sc.nested(ViaShell, idx), false)
+			} else {
+				a.out.Commands[idx].DynamicCode = true
+			}
+			return
+		case strings.HasPrefix(s, "--"):
+			return // --install, --list, --shutdown: no command
+		}
+	}
+}

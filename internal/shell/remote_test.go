@@ -44,6 +44,9 @@ func TestElsewhere(t *testing.T) {
 		{"tmux new-session -d -s b 'curl http://x/b'", "curl: curl http://x/b @detached"},
 		{"screen -dmS b curl http://x/b", "curl: curl http://x/b @detached"},
 		{"tmux new-session -s dev 'make watch'", "make: make watch"},
+		{"wsl -d Ubuntu -- rm -rf ~", "rm: rm -rf ~"},
+		{"wsl.exe -e cat /etc/shadow", "cat: cat /etc/shadow"},
+		{"wsl bash -c 'printenv'", "printenv: printenv"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.script, func(t *testing.T) {
