@@ -36,6 +36,8 @@ func BenchmarkDecideShellSemantics(b *testing.B) {
 	}{
 		{"benign", benchEvent("Bash", map[string]any{"command": "git status && go test ./... 2>&1 | tail -20"})},
 		{"nested-2KB", benchEvent("Bash", map[string]any{"command": nestedCommand()})},
+		{"powershell", benchEvent("powershell", map[string]any{"command": `Get-ChildItem -Path src -Recurse -Filter *.cs | ForEach-Object { Get-Content $_.FullName } | Select-String TODO; dotnet build -c Release`})},
+		{"container", benchEvent("Bash", map[string]any{"command": `docker run --rm -v "$PWD":/src -w /src golang:1.22 sh -c 'go vet ./... && go test ./...'`})},
 	}
 	for _, c := range cases {
 		b.Run(c.name, func(b *testing.B) {

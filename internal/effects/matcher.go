@@ -193,6 +193,11 @@ func (m *Matcher) Command(c *shell.Command, i int, ws Workspace, out []Effect) [
 	name, args := c.Name, c.Argv[1:]
 	for range maxLaunches {
 		p := m.programs[name]
+		if n := len(out); p == nil && name == c.Name {
+			if out = m.cmdletEffects(c, i, out); len(out) > n {
+				return out
+			}
+		}
 		if p == nil {
 			return m.verbEffects(name, args, c, i, out)
 		}

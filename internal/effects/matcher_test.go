@@ -199,6 +199,15 @@ func TestBuiltinTable(t *testing.T) {
 		{"gcloud beta run deploy api --image x", "publish gcloud high"},
 		{"gcloud alpha storage ls", ""},
 		{"k delete ns prod", "store.destroy k high"},
+		// PowerShell cmdlets the table does not know speak by their verb
+		{"Remove-AzResourceGroup -Name prod -Force", "store.destroy remove-azresourcegroup medium"},
+		{"Remove-AzSqlDatabase -ServerName s -DatabaseName d", "store.destroy remove-azsqldatabase medium"},
+		{"Remove-AzTag -Name x", "store.destroy remove-aztag low"},
+		{"Publish-Module -Name Acme -NuGetApiKey k", "publish publish-module medium"},
+		{"Get-AzResourceGroup -Name prod", ""},
+		{"Clear-Host", ""},
+		{"Remove-Item -Recurse -Force ./bin", ""}, // a file delete: the file rules judge it
+		{"Remove-Variable -Name x -Force", ""},
 		{"echo deploy now", ""},
 		{"make release-notes", ""},
 		{"grep -rn publish src/", ""},

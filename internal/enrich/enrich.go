@@ -122,6 +122,8 @@ var (
 	keyRedirects  = ast.StringTerm("redirects")
 	keyDepth      = ast.StringTerm("depth")
 	keyVia        = ast.StringTerm("via")
+	keyWhere      = ast.StringTerm("where")
+	keyRepeats    = ast.StringTerm("repeats")
 	keyParent     = ast.StringTerm("parent")
 	keyInputs     = ast.StringTerm("inputs")
 	keyBackground = ast.StringTerm("background")
@@ -245,6 +247,11 @@ func Enrich(ev *transport.Event, opts Options, parts Parts) *Result {
 	} else if fam == FamilyShell {
 		var workdir string
 		cmd, workdir, ambiguous = shellSource(r.Agent, toolName, mcpItem != nil, input)
+		if s, ok := cmd.(ast.String); ok && powershellTools[toolName] {
+			// A PowerShell tool's command is PowerShell code: analysed
+			// as pwsh -Command runs it.
+			cmd = ast.NewArray(ast.StringTerm("pwsh"), ast.StringTerm("-Command"), ast.StringTerm(string(s)))
+		}
 		// The command runs in workdir: relative paths and $PWD start from
 		// it. The native adapters already moved the session's cwd there, so
 		// a relative workdir of a native call is not applied twice.
@@ -484,6 +491,10 @@ func (en *enricher) expand(a *shell.Analysis, lim shell.Limits) ([]followed, []i
 	return fol, inline.Expand(a, lim)
 }
 
+// powershellTools are the shell tools whose command is PowerShell:
+// Claude Code's PowerShell, Copilot's powershell.
+var powershellTools = map[string]bool{"powershell": true, "pwsh": true, "run_powershell": true}
+
 // shell analyses the command of a shell tool.
 func (en *enricher) shell(raw ast.Value, lim shell.Limits) *ast.Term {
 	if lim == (shell.Limits{}) {
@@ -645,6 +656,16 @@ func (en *enricher) command(c *shell.Command) *ast.Term {
 			ws[i] = ast.StringTerm(w)
 		}
 		items = append(items, [2]*ast.Term{keyWrappers, ast.ArrayTerm(ws...)})
+	}
+	if len(c.Where) > 0 {
+		ws := make([]*ast.Term, len(c.Where))
+		for i, w := range c.Where {
+			ws[i] = ast.StringTerm(w)
+		}
+		items = append(items, [2]*ast.Term{keyWhere, ast.ArrayTerm(ws...)})
+	}
+	if c.Repeats {
+		items = append(items, [2]*ast.Term{keyRepeats, termTrue})
 	}
 	if len(c.Env) > 0 {
 		env := make([][2]*ast.Term, len(c.Env))

@@ -17,10 +17,21 @@ type scope struct {
 	via    string
 	parent int
 	src    string
+	where  []string // where its commands run, outermost first: Command.Where
 }
 
 func (s scope) nested(via string, parent int) scope {
-	return scope{depth: s.depth + 1, via: via, parent: parent}
+	return scope{depth: s.depth + 1, via: via, parent: parent, where: s.where}
+}
+
+// at returns the scope with one more place its commands run in; the
+// slice is copied, as sibling scopes share the outer one.
+func (s scope) at(where string) scope {
+	if where == "" || (len(s.where) > 0 && s.where[len(s.where)-1] == where) {
+		return s
+	}
+	s.where = append(slices.Clip(s.where), where)
+	return s
 }
 
 // variable is what the analysis knows of a shell variable.
@@ -227,6 +238,11 @@ func (a *analyzer) compound(cmd syntax.Command, sc scope) {
 		start := len(a.out.Commands)
 		a.stmts(c.Cond, sc)
 		a.stmts(c.Do, sc)
+		if endless(c) || sleepLoop(c) {
+			for i := start; i < len(a.out.Commands); i++ {
+				a.out.Commands[i].Repeats = true
+			}
+		}
 		if endless(c) {
 			// A job started in the background on each turn of a loop
 			// that never ends piles up without bound.
@@ -361,7 +377,7 @@ func (a *analyzer) pipe(c *syntax.BinaryCmd, sc scope) {
 	if ys < ye && a.readsScriptFromStdin(ys) {
 		for i := xs; i < xe; i++ {
 			if text, ok := a.printedText(i); ok {
-				a.script(text, sc.nested(ViaShell, ys), true)
+				a.script(text, a.readerScope(sc, ys), true)
 			}
 		}
 	}
@@ -374,7 +390,7 @@ func (a *analyzer) reserve(sc scope) int {
 		a.stop("the command runs more than %d commands", a.lim.MaxCommands)
 		return -1
 	}
-	a.out.Commands = append(a.out.Commands, Command{Depth: sc.depth, Via: sc.via, Parent: sc.parent})
+	a.out.Commands = append(a.out.Commands, Command{Depth: sc.depth, Via: sc.via, Parent: sc.parent, Where: sc.where})
 	a.inputs = append(a.inputs, nil)
 	return len(a.out.Commands) - 1
 }

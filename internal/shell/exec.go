@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/ahp-opa/ahp-opa/internal/powershell"
 	"mvdan.cc/sh/v3/syntax"
 )
 
@@ -216,7 +217,7 @@ func isAssignment(s string) bool {
 // exec fills in command idx from its expanded words: it unwraps wrappers,
 // then parses any script the command hands to a shell.
 func (a *analyzer) exec(idx int, words []field, env []Assign, redirs []Redirect, sc scope, bg bool) {
-	var wrapped []string
+	var wrapped, marks []string
 	// An alias's text is analysed nested; the command stays as written.
 	a.expandAlias(idx, words, sc)
 	for len(words) > 0 {
@@ -234,7 +235,7 @@ func (a *analyzer) exec(idx int, words []field, env []Assign, redirs []Redirect,
 			words = words[1+n:]
 			continue
 		}
-		if name == "runuser" && hasShortOption(words[1:], 'c', "") {
+		if name == "runuser" && hasShortOption(beforeDashes(words[1:]), 'c', "") {
 			break
 		}
 		if name == "xargs" {
@@ -253,6 +254,11 @@ func (a *analyzer) exec(idx int, words []field, env []Assign, redirs []Redirect,
 			break // flock FILE -c 'script' runs a script: see nested
 		}
 		wrapped = append(wrapped, name)
+		if name == "systemd-run" && asRoot(words[1:1+n]) {
+			// run0 is systemd-run --uid=0: the command runs as root.
+			wrapped = append(wrapped, "run0")
+		}
+		marks = append(marks, wrapperWhere(name, words[1:1+n])...)
 		env = append(env, extra...)
 		words = words[1+n:]
 		if split != "" {
@@ -264,6 +270,10 @@ func (a *analyzer) exec(idx int, words []field, env []Assign, redirs []Redirect,
 	cmd := &a.out.Commands[idx]
 	cmd.Wrappers, cmd.Env, cmd.Redirects, cmd.Background = wrapped, env, redirs, bg
 	cmd.Dir = a.dir
+	for _, m := range marks {
+		sc = sc.at(m)
+	}
+	cmd.Where = sc.where
 	cmd.Argv = make([]string, len(words))
 	cmd.Dynamic = make([]bool, len(words))
 	for i, f := range words {
@@ -454,6 +464,28 @@ func (a *analyzer) nested(idx int, name string, args []field, env []Assign, redi
 		}
 	case name == "ssh":
 		a.ssh(idx, args, redirs, sc)
+	case name == "pwsh" || name == "powershell" || name == "pwsh-preview":
+		a.powershell(idx, name, args, redirs, sc)
+	case name == "wsl":
+		a.wsl(idx, args, sc)
+	case name == "cmd":
+		texts := make([]string, len(args))
+		for i, f := range args {
+			texts[i] = f.text
+		}
+		if line, ok := powershell.CmdScript(texts); ok && len(line) <= a.lim.MaxBytes {
+			a.script(powershell.TranslateCmd(line), sc.nested(ViaCmd, idx), true)
+		}
+	case name == "autossh":
+		a.ssh(idx, withoutOption(args, "-M"), redirs, sc)
+	case name == "docker" || name == "podman" || name == "nerdctl":
+		a.container(idx, args, redirs, sc)
+	case name == "kubectl" || name == "oc":
+		a.kube(idx, args, redirs, sc)
+	case name == "vagrant" || name == "gcloud" || name == "aws" || name == "az" || name == "mosh":
+		a.cloudShell(idx, name, args, sc)
+	case argvRunners[name].sub != "":
+		a.argvRunner(idx, name, args, sc)
 	case name == "tmux":
 		a.tmux(idx, args, sc)
 	case name == "screen":
@@ -461,12 +493,15 @@ func (a *analyzer) nested(idx int, name string, args []field, env []Assign, redi
 	case name == "parallel":
 		a.parallel(idx, args, redirs, sc)
 	case name == "at" || name == "batch":
+		later := sc.at(WhereLater)
 		if f, ok := optionValue(args, 'f', ""); ok {
-			a.runFile(idx, f, sc)
+			a.runFile(idx, f, later)
 		}
 		for _, r := range redirs {
 			if r.Op == "<<" || r.Op == "<<-" || r.Op == "<<<" {
-				run(r.Body, ViaShell)
+				saved := a.withEnv(env)
+				a.script(r.Body, later.nested(ViaShell, idx), false)
+				a.restoreEnv(saved)
 			}
 		}
 	case name == "git":
@@ -653,6 +688,12 @@ func (a *analyzer) readsScriptFromStdin(i int) bool {
 	if c.Name == "at" || c.Name == "batch" {
 		return !hasShortOption(argFields(c.Args()), 'f', "")
 	}
+	if c.Name == "ssh" {
+		// ssh HOST with no command runs the remote login shell on its
+		// standard input.
+		ops := operandsAfterOptions(argFields(c.Args()), sshValues, nil)
+		return len(ops) == 1 || len(ops) == 2 && shells[Normalize(ops[1].text)]
+	}
 	if !shells[c.Name] {
 		return false
 	}
@@ -798,4 +839,114 @@ func (a *analyzer) findExec(idx int, args []field, sc scope) {
 		}
 		i = j
 	}
+}
+
+// wrapperWhere returns where a wrapper runs its command, given the
+// wrapper's own options: nohup and setsid detach it from the call, a
+// systemd-run timer runs it later.
+func wrapperWhere(name string, opts []field) []string {
+	switch name {
+	case "nohup", "setsid", "daemonize", "nq", "tsp":
+		return []string{WhereDetached}
+	case "systemd-run":
+		for _, f := range opts {
+			if strings.HasPrefix(f.text, "--on-") {
+				return []string{WhereLater}
+			}
+		}
+		return []string{WhereDetached}
+	}
+	return nil
+}
+
+// asRoot reports whether systemd-run options run the unit as root:
+// --uid=0, --uid root, -p User=root.
+func asRoot(opts []field) bool {
+	for _, f := range optionValues(opts, 0, "--uid") {
+		if f.text == "0" || f.text == "root" {
+			return true
+		}
+	}
+	for _, f := range optionValues(opts, 'p', "--property") {
+		if f.text == "User=root" || f.text == "User=0" {
+			return true
+		}
+	}
+	return false
+}
+
+// withoutOption drops an option and its value (autossh -M 0).
+func withoutOption(args []field, opt string) []field {
+	out := make([]field, 0, len(args))
+	for i := 0; i < len(args); i++ {
+		switch {
+		case args[i].text == opt:
+			i++
+		case strings.HasPrefix(args[i].text, opt):
+		default:
+			out = append(out, args[i])
+		}
+	}
+	return out
+}
+
+// readerScope is the scope of text piped into command i: it runs where
+// that command runs, and later when at or batch reads it.
+func (a *analyzer) readerScope(sc scope, i int) scope {
+	child := sc.nested(ViaShell, i)
+	c := &a.out.Commands[i]
+	child.where = c.Where
+	switch c.Name {
+	case "at", "batch":
+		child = child.at(WhereLater)
+	case "ssh", "autossh":
+		child = child.at(WhereRemote)
+	}
+	return child
+}
+
+// powershell analyses the code pwsh or powershell.exe runs (-Command,
+// -EncodedCommand, or a here-document on standard input), read into the
+// POSIX commands it amounts to.
+func (a *analyzer) powershell(idx int, name string, args []field, redirs []Redirect, sc scope) {
+	texts := make([]string, len(args))
+	for i, f := range args {
+		texts[i] = f.text
+	}
+	code, stdin, ok := powershell.Script(texts, name == "powershell")
+	if !ok {
+		return
+	}
+	var scripts []string
+	if stdin {
+		for _, r := range redirs {
+			if r.Op == "<<" || r.Op == "<<-" || r.Op == "<<<" {
+				scripts = append(scripts, r.Body)
+			}
+		}
+	} else {
+		scripts = append(scripts, code)
+	}
+	for _, s := range scripts {
+		if len(s) > a.lim.MaxBytes {
+			a.limit("a PowerShell script is longer than %d bytes", a.lim.MaxBytes)
+			continue
+		}
+		posix, complete := powershell.Translate(s)
+		if !complete {
+			a.limit("a PowerShell script nests more code than can be read")
+		}
+		a.script(posix, sc.nested(ViaPowerShell, idx), true)
+	}
+}
+
+// beforeDashes returns the words before a "--" (the command after it has
+// options of its own).
+func beforeDashes(args []field) []field {
+	for i, f := range args {
+		if f.text == "--" {
+			return args[:i]
+		}
+	}
+	return args
 }

@@ -16,6 +16,7 @@ func FuzzAnalyze(f *testing.F) {
 		"X=1; eval \"$X\"", "cat <<EOF\n$(x)\nEOF", "find . -exec sh -c 'rm {}' \\;",
 		"echo 'x' | sh", "$'\\x41\\u00e9'", "sudo -u", "env -S", "a | b | c | d",
 		"trap", "alias a=", "cd ~/x && cat y", "((", "${a:-$(b)}",
+		"pwsh -c 'iex (iwr u); gci env:'", "docker run -v /a:/b i cat /b/c", "kubectl exec p -- sh -c x",
 	} {
 		f.Add(s)
 	}

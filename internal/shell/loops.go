@@ -196,3 +196,13 @@ func endless(c *syntax.WhileClause) bool {
 	}
 	return !leaves
 }
+
+// sleepLoop reports whether a while loop's condition is only a sleep
+// (while sleep 60; do …; done), which turns it on a timer for ever.
+func sleepLoop(c *syntax.WhileClause) bool {
+	if c.Until || len(c.Cond) != 1 {
+		return false
+	}
+	call, ok := c.Cond[0].Cmd.(*syntax.CallExpr)
+	return ok && len(call.Args) == 2 && call.Args[0].Lit() == "sleep"
+}

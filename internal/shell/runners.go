@@ -22,13 +22,13 @@ func (a *analyzer) ssh(idx int, args []field, redirs []Redirect, sc scope) {
 	}
 	if len(rest) > 0 {
 		if t, ok := joinKnown(rest); ok {
-			a.script(t, sc.nested(ViaShell, idx), false)
+			a.script(t, sc.nested(ViaShell, idx).at(WhereRemote), false)
 		} else {
 			a.out.Commands[idx].DynamicCode = true
 		}
 	}
 	if len(rest) == 0 || (len(rest) == 1 && shells[Normalize(rest[0].text)]) {
-		a.stdinScripts(idx, redirs, sc)
+		a.stdinScripts(idx, redirs, sc.at(WhereRemote))
 	}
 }
 
@@ -106,8 +106,12 @@ func (a *analyzer) tmux(idx int, args []field, sc scope) {
 	if len(cmd) == 0 {
 		return
 	}
+	child := sc.nested(ViaShell, idx)
+	if (sub == "new-session" || sub == "new") && hasShortOption(rest[:len(rest)-len(cmd)], 'd', "") {
+		child = child.at(WhereDetached) // a session no client is attached to
+	}
 	if t, ok := joinKnown(cmd); ok {
-		a.script(t, sc.nested(ViaShell, idx), false)
+		a.script(t, child, false)
 	} else {
 		a.out.Commands[idx].DynamicCode = true
 	}
@@ -139,8 +143,14 @@ func (a *analyzer) screen(idx int, args []field, sc scope) {
 		i++
 	}
 	if i < len(args) {
-		if c := a.reserve(sc.nested(ViaShell, idx)); c >= 0 {
-			a.exec(c, args[i:], nil, nil, sc.nested(ViaShell, idx), false)
+		child := sc.nested(ViaShell, idx)
+		for _, f := range args[:i] {
+			if len(f.text) > 1 && f.text[0] == '-' && strings.ContainsRune(f.text, 'd') && strings.ContainsRune(f.text, 'm') {
+				child = child.at(WhereDetached) // screen -dm: started detached
+			}
+		}
+		if c := a.reserve(child); c >= 0 {
+			a.exec(c, args[i:], nil, nil, child, false)
 		}
 	}
 }

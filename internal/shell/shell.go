@@ -7,7 +7,10 @@
 // or xargs, which are unwrapped to the command they run. Scripts handed to a
 // nested shell (bash -c '…', su -c, eval, here-documents fed to a shell,
 // text echoed into a shell, find -exec, trap, alias) are parsed in turn, to
-// a bounded depth. Quotes and escapes are resolved ($'\x72m' is rm), brace
+// a bounded depth, and so are commands handed to somewhere else (ssh and
+// other remote shells, docker and kubectl exec, nohup, at), each marked
+// with where it runs, and PowerShell code given to pwsh, read into the
+// POSIX commands it amounts to by package powershell. Quotes and escapes are resolved ($'\x72m' is rm), brace
 // expansion is applied, and variables assigned a literal earlier in the
 // script are substituted.
 //
@@ -100,6 +103,14 @@ type Command struct {
 	// bound: a function calling itself in the background or a pipeline
 	// (:(){ :|:& };:), or a background command in an endless loop.
 	Unbounded bool
+	// Where lists, outermost first, the places the command runs in other
+	// than here and now: WhereRemote, WhereContainer, WhereNode,
+	// WhereDetached, WhereLater, WherePersistent. Empty for a command this
+	// shell runs.
+	Where []string
+	// Repeats is set for a command inside a loop that never ends
+	// (while :; do …; done), which runs it again and again.
+	Repeats bool
 	// Dir is the directory an earlier cd or pushd in the script moved to,
 	// as written (relative paths are relative to the session's directory);
 	// "" when the script has not changed directory.
@@ -151,6 +162,31 @@ const (
 	ViaFindExec     = "find-exec"
 	ViaTrap         = "trap"
 	ViaAlias        = "alias"
+	// ViaPowerShell marks the commands PowerShell code amounts to
+	// (pwsh -c 'Remove-Item …' reads as rm …).
+	ViaPowerShell = "powershell"
+	// ViaCmd marks the commands a cmd.exe line amounts to (cmd /c
+	// "rd /s /q x" reads as rm -r -f x).
+	ViaCmd = "cmd"
+)
+
+// Places a command runs in, other than this shell, now.
+const (
+	// WhereRemote is another host: ssh, mosh, gcloud compute ssh, SSM.
+	WhereRemote = "remote"
+	// WhereContainer is a container or a pod: docker exec, kubectl exec.
+	WhereContainer = "container"
+	// WhereNode is a cluster node's host, reached through a debugging
+	// pod that mounts its root file system (kubectl debug node/…).
+	WhereNode = "node"
+	// WhereDetached outlives the call that starts it: nohup, setsid, a
+	// transient systemd unit, a detached container.
+	WhereDetached = "detached"
+	// WhereLater runs at a later time: at, batch, a timer.
+	WhereLater = "later"
+	// WherePersistent comes back after a reboot or a crash: a container
+	// with a restart policy.
+	WherePersistent = "persistent"
 )
 
 // Analyze lists the commands a script runs.

@@ -1,6 +1,9 @@
 package shell
 
-import "path"
+import (
+	"path"
+	"slices"
+)
 
 // ViaScript marks a command found in a definition that another command
 // runs: a package.json script, a Makefile recipe, a script file.
@@ -26,6 +29,9 @@ func (a *Analysis) Splice(sub *Analysis, parent int, via, dir string, limit int)
 	for i := range n {
 		c := sub.Commands[i]
 		c.Depth += base
+		if w := a.Commands[parent].Where; len(w) > 0 {
+			c.Where = append(slices.Clip(w), c.Where...)
+		}
 		if c.Parent < 0 {
 			c.Parent, c.Via = parent, via
 		} else {

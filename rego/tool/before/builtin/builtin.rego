@@ -99,4 +99,4 @@ _unwrapped_from(cmd) := concat("", [input.ahp.shell.commands[cmd.parent].resolve
 	cmd.parent >= 0
 } else := ""
 
-_via_words := {"shell": " -c", "find-exec": " -exec", "command-substitution": " $(…)", "process-substitution": " <(…)", "eval": "", "trap": "", "alias": ""}
+_via_words := {"shell": " -c", "find-exec": " -exec", "command-substitution": " $(…)", "process-substitution": " <(…)", "eval": "", "trap": "", "alias": "", "powershell": " -c", "runner": "", "cmd": " /c"}

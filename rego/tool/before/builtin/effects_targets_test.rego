@@ -109,6 +109,9 @@ test_effect_windows_security_controls if {
 		"Set-MpPreference -DisableRealtimeMonitoring $true",
 		"Add-MpPreference -ExclusionPath C:\\Users\\dev",
 		"Set-NetFirewallProfile -Profile Domain,Public,Private -Enabled False",
+		"Set-ExecutionPolicy Unrestricted -Force",
+		"Stop-Service WinDefend",
+		`pwsh -c "Set-MpPreference -DisableRealtimeMonitoring $true"`,
 	] {
 		denies(bash(c), "dev.ahp-opa.effect.security-weaken")
 	}
@@ -116,6 +119,9 @@ test_effect_windows_security_controls if {
 		"Get-MpPreference",
 		"Set-MpPreference -SignatureUpdateInterval 4",
 		"Set-NetFirewallProfile -Profile Domain -Enabled True",
+		"Set-ExecutionPolicy RemoteSigned -Scope CurrentUser",
+		"Stop-Service nginx",
+		`pwsh -c "Get-MpPreference | Select-Object DisableRealtimeMonitoring"`,
 	] {
 		lookalike_allowed(bash(c), "dev.ahp-opa.effect.security-weaken")
 	}

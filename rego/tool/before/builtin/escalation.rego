@@ -1,6 +1,7 @@
 package ahp.tool.before.builtin
 
 import data.ahp.lib.args
+import input.ahp.shell.programs
 
 # METADATA
 # title: Granting capabilities or privileged groups
@@ -87,8 +88,11 @@ _grants("dseditgroup", a) := {g} if {
 #   apparmor or seccomp unconfined, host block devices, bind mounts
 #   (-v or --mount) of /, a home directory, /root, /etc, /proc, /sys,
 #   /var, /usr, /boot or /dev, and the Docker socket mounted into a
-#   container that runs a shell or is interactive; and nsenter into
-#   process 1. Mounting the project ($PWD:/src) is allowed.
+#   container that runs a shell or is interactive; nsenter into
+#   process 1; kubectl debug node/NAME (a pod with the node's root file
+#   system); and chroot run inside a container or a node's debugging pod
+#   (docker exec CTR chroot /host). Mounting the project ($PWD:/src) is
+#   allowed.
 # custom:
 #   severity: critical
 #   code: dev.ahp-opa.privilege.container-host
@@ -121,6 +125,27 @@ _container_host contains "nsenter --target 1" if {
 	cmd.name == "nsenter"
 	some v in args.option_values(cmd.args, "-t", "--target")
 	v == "1"
+}
+
+# kubectl debug node/NAME starts a pod in the node's namespaces with its
+# root file system at /host: root on the node, with or without a command.
+_container_host contains concat(" ", [cmd.name, "debug", node]) if {
+	some name in ["kubectl", "oc"]
+	some i in programs[name]
+	cmd := input.ahp.shell.commands[i]
+	ops := args.operands(cmd.args)
+	"debug" in ops
+	some node in ops
+	regex.match(`^nodes?/`, node)
+}
+
+# chroot inside a container enters the host file system mounted there
+# (docker exec CTR chroot /host): the host, not the container, is changed.
+_container_host contains concat(" ", ["chroot in a container", cmd.name]) if {
+	some cmd in input.ahp.shell.commands
+	"chroot" in cmd.wrappers
+	some w in object.get(cmd, "where", [])
+	w in {"container", "node"}
 }
 
 # nsenter that runs a command is a wrapper: the command it runs carries it.

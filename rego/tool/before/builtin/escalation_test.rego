@@ -68,3 +68,16 @@ test_escalation_evasions_denied if {
 	denies(bash("sudo podman run -v /:/mnt --rm -it alpine sh"), "dev.ahp-opa.privilege.container-host")
 	denies(gemini("docker run --pid host --rm alpine kill 1"), "dev.ahp-opa.privilege.container-host")
 }
+
+test_container_host_node_and_chroot_denied if {
+	denied_only(bash("kubectl debug node/worker-2 -it --image=busybox -- chroot /host"), "dev.ahp-opa.privilege.container-host")
+	denied_only(bash("kubectl debug nodes/ip-10-0-0-1 -it --image=ubuntu"), "dev.ahp-opa.privilege.container-host")
+	denies(bash("docker exec app chroot /host sh -c 'id'"), "dev.ahp-opa.privilege.container-host")
+	denies(bash("kubectl exec -it pod/x -- chroot /hostfs bash"), "dev.ahp-opa.privilege.container-host")
+}
+
+test_container_host_node_and_chroot_lookalikes_allowed if {
+	lookalike_allowed(bash("kubectl debug pod/api -it --image=busybox --target=api"), "dev.ahp-opa.privilege.container-host")
+	lookalike_allowed(bash("kubectl get nodes/worker-2 -o wide"), "dev.ahp-opa.privilege.container-host")
+	lookalike_allowed(bash("docker exec app ls /srv"), "dev.ahp-opa.privilege.container-host")
+}

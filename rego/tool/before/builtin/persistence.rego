@@ -3,6 +3,7 @@ package ahp.tool.before.builtin
 import data.ahp.lib.args
 import data.ahp.lib.config
 import data.ahp.lib.paths
+import data.ahp.lib.shell
 import data.ahp.lib.tools
 import input.ahp.shell.programs
 
@@ -166,3 +167,49 @@ _bin_dir(rel) if contains(rel, "bin/")
 _bin_dir(rel) if contains(rel, "shims/")
 
 _path_hijack_name(p) if regex.match(`^(\.local/bin|bin|\.bin|\.cargo/bin|go/bin|\.go/bin|\.npm-global/bin|\.npm/bin|\.yarn/bin|\.bun/bin|\.deno/bin|\.volta/bin|\.pyenv/shims|\.rbenv/shims|\.asdf/shims|\.nix-profile/bin|\.local/share/mise/shims)/(sudo|su|doas|pkexec|passwd|login|git|ssh|scp|sftp|ssh-add|ssh-agent|gpg|gpg2|ls|cd|cat|ps|env|sh|bash|zsh|fish|python|python3|pip|pip3|node|npm|npx|pnpm|yarn|curl|wget|docker|kubectl|aws|gcloud|az|gh|make|go|cargo|rustc|java|ruby|terraform|op|security|keychain)$`, p.home_rel)
+
+# METADATA
+# title: Detached loops that call out
+# description: |
+#   Denies a fetch or a network connection that repeats in an endless loop
+#   and outlives the call: started in the background, under nohup or
+#   setsid, as a transient systemd unit, through at, or in a detached or
+#   restarting container (docker run -d --restart=always). This is how a
+#   beacon or a command-and-control loop is kept alive. Loops that poll a
+#   loopback address (a local health check) are allowed.
+# custom:
+#   severity: critical
+#   code: dev.ahp-opa.persistence.beacon
+violation contains {
+	"reason": concat(" ", [
+		"Blocked a detached loop that keeps contacting a remote host; it outlives this session, like a beacon or a command-and-control channel.",
+		"Run a single request in the foreground instead, and ask the user before starting anything that keeps running.",
+	]),
+	"code": "dev.ahp-opa.persistence.beacon",
+	"trigger": trigger,
+} if {
+	input.ahp.tool.family == "shell"
+	some trigger in _beacons
+}
+
+_beacons contains _command_trigger(cmd) if {
+	some cmd in input.ahp.shell.commands
+	cmd.repeats
+	cmd.name in (shell.downloaders | shell.network_tools)
+	_outlives_call(cmd)
+	not _loopback_only(cmd)
+}
+
+_outlives_call(cmd) if cmd.background
+
+_outlives_call(cmd) if {
+	some w in object.get(cmd, "where", [])
+	w in {"detached", "later", "persistent"}
+}
+
+_loopback_only(cmd) if {
+	count(object.get(cmd, "urls", [])) > 0
+	every u in cmd.urls {
+		config.local_host(u.host)
+	}
+}
