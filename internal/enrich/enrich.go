@@ -848,15 +848,13 @@ func toolURLs(input ast.Object, fetch bool) []*ast.Term {
 			if !ok || !isRole(urlRoleKeys, string(ks)) {
 				return
 			}
-			if s, ok := v.Value.(ast.String); ok {
-				add(string(ks), string(s))
+			for _, s := range texts(v.Value) {
+				add(string(ks), s)
 			}
 		})
 	}
-	for _, v := range elems(input, "urls") {
-		if s, ok := asText(v.Value); ok {
-			add("urls", s)
-		}
+	for _, s := range texts(field(input, "urls")) {
+		add("urls", s)
 	}
 	if fetch {
 		if s, ok := text(input, "prompt"); ok {

@@ -277,3 +277,48 @@ func TestSearchScope(t *testing.T) {
 		})
 	}
 }
+
+// TestFieldShapes: a field of paths or URLs names the same things whether
+// it holds one string or a list (Copilot CLI's grep sends paths as one
+// string), and a one-path field given a list names each element.
+func TestFieldShapes(t *testing.T) {
+	tests := []struct {
+		name  string
+		tool  string
+		input map[string]any
+		paths []string
+		urls  []string
+	}{
+		{"copilot grep paths as a string", "grep", map[string]any{"pattern": "aws_secret_access_key", "paths": "~/.aws"}, []string{"/home/dev/.aws"}, nil},
+		{"grep paths as a list", "grep", map[string]any{"pattern": "x", "paths": []any{"~/.aws"}}, []string{"/home/dev/.aws"}, nil},
+		{"file_paths as a string", "remove-files", map[string]any{"file_paths": "~/.ssh/id_rsa"}, []string{"/home/dev/.ssh/id_rsa"}, nil},
+		{"filePaths role as a string", "mystery", map[string]any{"filePaths": "/etc/shadow"}, []string{"/etc/shadow"}, nil},
+		{"path as a list", "read_file", map[string]any{"path": []any{"~/.netrc", "README.md"}}, []string{"/home/dev/.netrc", "/home/dev/repo/README.md"}, nil},
+		{"file_path role as a list", "view_file", map[string]any{"AbsolutePath": []any{"/etc/passwd"}}, []string{"/etc/passwd"}, nil},
+		{"urls as a string", "web_fetch", map[string]any{"urls": "https://example.com/a"}, nil, []string{"https://example.com/a"}},
+		{"url as a list", "web_fetch", map[string]any{"url": []any{"https://a.example/x", "https://b.example/y"}}, nil, []string{"https://a.example/x", "https://b.example/y"}},
+		{"non-strings are skipped", "grep", map[string]any{"paths": []any{1, nil, "src"}}, []string{"/home/dev/repo/src"}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tool := ahpOf(t, testkit.ToolEvent(map[string]any{"name": tt.tool, "input": tt.input}))["tool"].(map[string]any)
+			var paths, urls []string
+			if list, ok := tool["paths"].([]any); ok {
+				for _, p := range list {
+					paths = append(paths, p.(map[string]any)["path"].(string))
+				}
+			}
+			if list, ok := tool["urls"].([]any); ok {
+				for _, u := range list {
+					urls = append(urls, u.(map[string]any)["url"].(string))
+				}
+			}
+			if !slices.Equal(paths, tt.paths) {
+				t.Errorf("paths = %q, want %q", paths, tt.paths)
+			}
+			if !slices.Equal(urls, tt.urls) {
+				t.Errorf("urls = %q, want %q", urls, tt.urls)
+			}
+		})
+	}
+}
