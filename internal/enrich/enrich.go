@@ -167,6 +167,9 @@ type enricher struct {
 	// resolved marks the commands of analysis whose definition was
 	// followed and read (npm run x, make y).
 	resolved map[int]bool
+	// written holds the text of the files the command writes, by
+	// absolute path, for following what it runs next.
+	written map[string]string
 }
 
 // Enrich derives the parts of input.ahp asked for from an event. It never
@@ -323,6 +326,19 @@ func Enrich(ev *transport.Event, opts Options, parts Parts) *Result {
 			items = append(items, [2]*ast.Term{keyShell, sh})
 		}
 	}
+	if (fam == FamilyFileWrite || fam == FamilyFileEdit) && parts&(Shell|Secrets|Sensitive|Writes|Effects) != 0 {
+		// A file written where it runs later: its text is code, and its
+		// commands are judged as typed ones, marked later.
+		lim := opts.Limits
+		if lim == (shell.Limits{}) {
+			lim = shell.DefaultLimits
+		}
+		if a, script := en.laterAnalysis(toolName, input, lim); a != nil {
+			if sh := en.shellTerm(a, script, lim); parts&Shell != 0 {
+				items = append(items, [2]*ast.Term{keyShell, sh})
+			}
+		}
+	}
 	r.Shell = en.analysis
 	if parts&Secrets != 0 {
 		var cmds []shell.Command
@@ -469,7 +485,18 @@ func analyze(raw ast.Value, lim shell.Limits) (*shell.Analysis, string) {
 // read from the workspace, then the commands of code handed to
 // interpreters (python -c, perl -e, heredocs), which runs commands too.
 func (en *enricher) expand(a *shell.Analysis, lim shell.Limits) ([]followed, []inline.Program) {
+	// Files the command writes are read as written by what it runs next
+	// (printf '…' > Makefile && make), and what they run later is
+	// analysed as well.
+	files := en.shellWrites(a)
+	for _, f := range files {
+		if en.written == nil {
+			en.written = map[string]string{}
+		}
+		en.written[f.abs] = f.text
+	}
 	fol := en.follow(a, lim)
+	en.spliceLater(a, files, lim)
 	for _, f := range fol {
 		if f.res.Resolved() {
 			if en.resolved == nil {
@@ -490,6 +517,11 @@ func (en *enricher) shell(raw ast.Value, lim shell.Limits) *ast.Term {
 	if a == nil {
 		return nil
 	}
+	return en.shellTerm(a, script, lim)
+}
+
+// shellTerm is input.ahp.shell for an analysed script.
+func (en *enricher) shellTerm(a *shell.Analysis, script string, lim shell.Limits) *ast.Term {
 	fol, progs := en.expand(a, lim)
 	en.analysis = a
 	cmds := make([]*ast.Term, len(a.Commands))

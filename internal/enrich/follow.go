@@ -86,7 +86,7 @@ func (en *enricher) follow(a *shell.Analysis, lim shell.Limits) []followed {
 			out = append(out, followed{cmd: i, run: runLabel(c), res: indirect.Result{Kind: "unknown", Why: "reading the workspace took longer than " + followTime.String()}})
 			continue
 		}
-		res, ok := indirect.Resolve(c.Argv, c.Dynamic, indirect.Workspace{Dir: dir, Roots: en.pc.roots})
+		res, ok := indirect.Resolve(c.Argv, c.Dynamic, indirect.Workspace{Dir: dir, Roots: en.pc.roots, Written: en.written})
 		if !ok {
 			continue
 		}
@@ -204,7 +204,7 @@ func (en *enricher) addPackages(cmds []*ast.Term, a *shell.Analysis) {
 				dir = d.abs
 			}
 		}
-		declared, found := indirect.Dependency(pkg, indirect.Workspace{Dir: dir, Roots: en.pc.roots})
+		declared, found := indirect.Dependency(pkg, indirect.Workspace{Dir: dir, Roots: en.pc.roots, Written: en.written})
 		items := [][2]*ast.Term{{keyName, ast.StringTerm(pkg)}}
 		if declared {
 			items = append(items, [2]*ast.Term{keyFollowDeclared, termTrue})

@@ -44,7 +44,8 @@ func TestToolShapes(t *testing.T) {
 		{"mcp filesystem read", map[string]any{"name": "mcp__filesystem__read_text_file", "input": map[string]any{"path": "~/.aws/credentials"}}, "file_read", "", "/home/dev/repo", []string{"/home/dev/.aws/credentials"}},
 		{"mcp filesystem write", map[string]any{"name": "mcp__filesystem__write_file", "input": map[string]any{"path": "a.txt", "content": "x"}}, "file_write", "", "/home/dev/repo", []string{"/home/dev/repo/a.txt"}},
 		{"mcp move_file", map[string]any{"name": "mcp__filesystem__move_file", "input": map[string]any{"source": "a", "destination": "/etc/b"}}, "file_edit", "", "/home/dev/repo", []string{"/home/dev/repo/a", "/etc/b"}},
-		{"copilot filePath", map[string]any{"name": "create_file", "input": map[string]any{"filePath": "/home/dev/.zshrc", "content": "x"}}, "file_write", "", "/home/dev/repo", []string{"/home/dev/.zshrc"}},
+		// A shell rc file's text runs later: it is analysed as commands.
+		{"copilot filePath", map[string]any{"name": "create_file", "input": map[string]any{"filePath": "/home/dev/.zshrc", "content": "x"}}, "file_write", "x\n", "/home/dev/repo", []string{"/home/dev/.zshrc"}},
 		{"unknown tool with target and content", map[string]any{"name": "put", "input": map[string]any{"target": "/etc/hosts", "content": "x"}}, "file_write", "", "/home/dev/repo", []string{"/etc/hosts"}},
 		{"unknown tool with filename", map[string]any{"name": "open_file", "input": map[string]any{"filename": "~/.netrc"}}, "file_read", "", "/home/dev/repo", []string{"/home/dev/.netrc"}},
 		{"unknown tool without paths", map[string]any{"name": "think", "input": map[string]any{"thought": "x"}}, "other", "", "/home/dev/repo", nil},
@@ -56,7 +57,7 @@ func TestToolShapes(t *testing.T) {
 		{"windsurf view_file", map[string]any{"name": "view_file", "input": map[string]any{"AbsolutePath": "/home/dev/.npmrc"}}, "file_read", "", "/home/dev/repo", []string{"/home/dev/.npmrc"}},
 		{"unknown tool with TargetFile and content", map[string]any{"name": "put_text", "input": map[string]any{"TargetFile": "/etc/hosts", "CodeContent": "x"}}, "file_write", "", "/home/dev/repo", []string{"/etc/hosts"}},
 		{"goose text_editor view", map[string]any{"name": "developer__text_editor", "input": map[string]any{"command": "view", "path": "/home/dev/.bashrc"}}, "file_read", "", "/home/dev/repo", []string{"/home/dev/.bashrc"}},
-		{"goose text_editor write", map[string]any{"name": "developer__text_editor", "input": map[string]any{"command": "write", "path": "/home/dev/.bashrc", "file_text": "x"}}, "file_write", "", "/home/dev/repo", []string{"/home/dev/.bashrc"}},
+		{"goose text_editor write", map[string]any{"name": "developer__text_editor", "input": map[string]any{"command": "write", "path": "/home/dev/.bashrc", "file_text": "x"}}, "file_write", "x\n", "/home/dev/repo", []string{"/home/dev/.bashrc"}},
 		{"windsurf run_command", map[string]any{"name": "run_command", "input": map[string]any{"CommandLine": "rm -rf build", "Cwd": "/tmp"}}, "shell", "rm -rf build", "/tmp", nil},
 		{"unknown tool with cli_command", map[string]any{"name": "call_aws", "input": map[string]any{"cli_command": "aws s3 ls"}}, "shell", "aws s3 ls", "/home/dev/repo", nil},
 		{"codex write_stdin", map[string]any{"name": "write_stdin", "input": map[string]any{"session_id": 3, "chars": "cat ~/.ssh/id_rsa\n"}}, "shell", "cat ~/.ssh/id_rsa\n", "/home/dev/repo", nil},

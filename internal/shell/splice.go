@@ -6,6 +6,10 @@ import "path"
 // runs: a package.json script, a Makefile recipe, a script file.
 const ViaScript = "script"
 
+// ViaLater marks a command found in text written to a file that runs it
+// later: a shell rc file, a Makefile recipe, a CI step, a build script.
+const ViaLater = "later"
+
 // Splice appends the commands of sub as run by the command at parent:
 // their indices are shifted, the top-level ones get parent as their
 // parent and via as the way they are reached, and all sit one level
