@@ -79,10 +79,12 @@ func (en *enricher) effects(m *effects.Matcher, fam, toolName string, input ast.
 			}
 			c := &a.Commands[i]
 			ws := commandWorkspace{pc: en.pc, dir: en.commandDir(c)}
+			n := len(out)
 			out = m.Command(c, i, ws, out)
 			if !en.resolved[i] {
 				out = targetVerbs(m, c, i, out)
 			}
+			out = effects.OnProduction(c, i, out, n)
 			for _, r := range c.Redirects {
 				if !writeOps[r.Op] || r.Target == "" {
 					continue

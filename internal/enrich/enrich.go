@@ -488,6 +488,7 @@ func (en *enricher) expand(a *shell.Analysis, lim shell.Limits) ([]followed, []i
 	// Files the command writes are read as written by what it runs next
 	// (printf '…' > Makefile && make), and what they run later is
 	// analysed as well.
+	spliceAPI(a, lim)
 	files := en.shellWrites(a)
 	for _, f := range files {
 		if en.written == nil {

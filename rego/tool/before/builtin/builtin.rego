@@ -101,4 +101,4 @@ _unwrapped_from(cmd) := concat("", [input.ahp.shell.commands[cmd.parent].resolve
 	cmd.via == "later"
 } else := ""
 
-_via_words := {"shell": " -c", "find-exec": " -exec", "command-substitution": " $(…)", "process-substitution": " <(…)", "eval": "", "trap": "", "alias": "", "later": " writes, to run later,"}
+_via_words := {"shell": " -c", "find-exec": " -exec", "command-substitution": " $(…)", "process-substitution": " <(…)", "eval": "", "trap": "", "alias": "", "later": " writes, to run later,", "api": "'s API call"}
