@@ -39,6 +39,7 @@ const (
 	laterRust     = "rust"     // Command::new chains of build.rs
 	laterPython   = "python"   // setup.py, conftest.py, noxfile.py
 	laterNotebook = "notebook" // code cells of a notebook
+	laterSources  = "sources"  // package sources of a package manager's configuration
 )
 
 var shellRCFiles = map[string]bool{
@@ -71,8 +72,52 @@ func laterKind(abs string) string {
 		return laterPython
 	case strings.HasSuffix(base, ".ipynb"):
 		return laterNotebook
+	case sourceFiles[base], strings.HasPrefix(base, "requirements") && strings.HasSuffix(base, ".txt"):
+		return laterSources
 	}
 	return ""
+}
+
+// sourceFiles are package managers' configuration files that name where
+// packages come from.
+var sourceFiles = map[string]bool{
+	".npmrc": true, ".yarnrc": true, ".yarnrc.yml": true, "bunfig.toml": true, ".bunfig.toml": true,
+	"pip.conf": true, "pip.ini": true, "pyproject.toml": true, "constraints.txt": true,
+}
+
+// sourceSetting finds a setting of a package source: registry=URL
+// (.npmrc, bunfig), npmRegistryServer: URL (.yarnrc.yml), registry "URL"
+// (.yarnrc), index-url = URL (pip.conf), --index-url URL (requirements),
+// url = "URL" (pyproject's package indexes).
+var sourceSetting = regexp.MustCompile(`(?i)^[\s+]*(?:(@[\w.-]+:)?registry|npmregistryserver|(?:extra-)?index-url|--(?:extra-)?index-url|-i|--find-links|-f|url)\s*[=:\s]\s*["']?([a-z][a-z0-9+.-]*://[^\s"']+)`)
+
+// sourceCommands returns the commands that make the same source changes
+// as a configuration file's text: npm config set registry URL for an npm,
+// yarn or bun registry, pip config set global.index-url URL for a pip
+// index, wherever it is set.
+func sourceCommands(text string) []string {
+	var out []string
+	section := ""
+	for line := range strings.Lines(text) {
+		if t := strings.TrimSpace(strings.TrimLeft(line, "+")); strings.HasPrefix(t, "[") {
+			section = strings.ToLower(t)
+		}
+		m := sourceSetting.FindStringSubmatch(line)
+		if m == nil {
+			continue
+		}
+		key := strings.ToLower(strings.TrimLeft(strings.Fields(strings.TrimLeft(line, " \t+"))[0], "-"))
+		if strings.HasPrefix(key, "url") && !strings.Contains(section, "source") && !strings.Contains(section, "index") {
+			continue // a project's home page, not a package index
+		}
+		switch {
+		case strings.Contains(key, "registry"):
+			out = append(out, "npm config set registry "+shellQuote(m[2]))
+		default:
+			out = append(out, "pip config set global.index-url "+shellQuote(m[2]))
+		}
+	}
+	return out
 }
 
 // laterSteps returns the pieces of shell text that the text written to a
@@ -97,6 +142,8 @@ func laterSteps(kind, text string) []string {
 		steps = []string{"python3 -c " + shellQuote(text)}
 	case laterNotebook:
 		steps = notebookCode(text)
+	case laterSources:
+		steps = sourceCommands(text)
 	}
 	return slices.DeleteFunc(steps, func(s string) bool { return strings.TrimSpace(s) == "" })
 }
@@ -207,7 +254,7 @@ func looksLikeCommand(v string) bool {
 
 // ciStep finds a step's command: run: or a script list item.
 var (
-	ciRun    = regexp.MustCompile(`^(\s*)(?:-\s+)?(?:run|script|before_script|after_script|command)\s*:\s*(.*)$`)
+	ciRun    = regexp.MustCompile(`^(\s*)(-\s+)?(?:run|script|before_script|after_script|command)\s*:\s*(.*)$`)
 	ciItem   = regexp.MustCompile(`^(\s*)-\s+(.*)$`)
 	ciBlock  = regexp.MustCompile(`^[|>][-+0-9]*\s*$`)
 	yamlNoop = regexp.MustCompile(`^\s*(#.*)?$`)
@@ -223,7 +270,9 @@ func ciSteps(text string) []string {
 		if m == nil {
 			continue
 		}
-		indent, val := len(m[1]), strings.TrimSpace(m[2])
+		// A block belongs to the key: its lines are indented past the
+		// key's column, which a list item's dash moves right.
+		indent, val := len(m[1])+len(m[2]), strings.TrimSpace(m[3])
 		if val != "" && !ciBlock.MatchString(val) {
 			out = append(out, ciExpressions(strings.Trim(val, `"'`)))
 			continue

@@ -273,3 +273,18 @@ test_ci_access_widened_lookalikes_allowed if {
 	lookalike_allowed(tool("Write", {"file_path": "/home/dev/repo/.github/workflows/ci.yml", "content": "on: pull_request\npermissions:\n  contents: read\njobs:\n  t:\n    steps:\n      - uses: actions/checkout@v4\n        with:\n          ref: ${{ github.event.pull_request.head.sha }}\n"}), "dev.ahp-opa.config.ci-access-widened")
 	lookalike_allowed(tool("Write", {"file_path": "/home/dev/repo/docs/ci.md", "content": "permissions: write-all\n"}), "dev.ahp-opa.config.ci-access-widened")
 }
+
+# A package source written into a package manager's configuration is the
+# config command that sets it (internal/enrich/later.go, sourceCommands).
+test_written_package_source_denied if {
+	denies(tool("Write", {"file_path": "/home/dev/repo/.npmrc", "content": "registry=http://203.0.113.5:4873/\n"}), "dev.ahp-opa.supply.untrusted-source")
+	denies(tool("Edit", {"file_path": "/home/dev/repo/requirements.txt", "old_string": "flask", "new_string": "--extra-index-url http://198.51.100.7/simple\nflask"}), "dev.ahp-opa.supply.untrusted-source")
+	denies(tool("Write", {"file_path": "/home/dev/repo/pyproject.toml", "content": "[[tool.poetry.source]]\nname = \"x\"\nurl = \"http://203.0.113.9/simple\"\n"}), "dev.ahp-opa.supply.untrusted-source")
+	denies(bash("echo registry=http://198.51.100.3:4873 >> .npmrc"), "dev.ahp-opa.supply.untrusted-source")
+}
+
+test_written_package_source_lookalikes_allowed if {
+	lookalike_allowed(tool("Write", {"file_path": "/home/dev/repo/.npmrc", "content": "registry=https://registry.npmjs.org/\n@acme:registry=https://npm.pkg.github.com\n"}), "dev.ahp-opa.supply.untrusted-source")
+	lookalike_allowed(tool("Write", {"file_path": "/home/dev/repo/pyproject.toml", "content": "[project]\nname = \"x\"\n[project.urls]\nurl = \"http://example.org\"\n"}), "dev.ahp-opa.supply.untrusted-source")
+	lookalike_allowed(tool("Write", {"file_path": "/home/dev/repo/docs/npm.md", "content": "registry=http://203.0.113.5:4873/\n"}), "dev.ahp-opa.supply.untrusted-source")
+}
