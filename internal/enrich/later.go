@@ -19,8 +19,12 @@ import (
 // text it amounts to and analysed like a typed command, its commands
 // marked shell.ViaLater, so that every rule judges them as the same acts.
 
-// maxLaterBytes bounds the text of one write analysed as code.
-const maxLaterBytes = 64 << 10
+// maxLaterBytes bounds the text of one write analysed as code, and
+// maxLaterSteps the pieces of it (recipe lines, CI steps) judged apart.
+const (
+	maxLaterBytes = 64 << 10
+	maxLaterSteps = 256
+)
 
 // writtenFile is a file a call writes with a known text.
 type writtenFile struct {
@@ -145,7 +149,11 @@ func laterSteps(kind, text string) []string {
 	case laterSources:
 		steps = sourceCommands(text)
 	}
-	return slices.DeleteFunc(steps, func(s string) bool { return strings.TrimSpace(s) == "" })
+	steps = slices.DeleteFunc(steps, func(s string) bool { return strings.TrimSpace(s) == "" })
+	if len(steps) > maxLaterSteps {
+		steps = steps[:maxLaterSteps]
+	}
+	return steps
 }
 
 // onDemand reports whether a kind's steps run when someone asks for them

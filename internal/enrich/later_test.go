@@ -56,3 +56,19 @@ func TestPrintfText(t *testing.T) {
 		}
 	}
 }
+
+// FuzzLaterSteps: any text written to any executable context is turned
+// into shell text without failing, within the bounds.
+func FuzzLaterSteps(f *testing.F) {
+	for _, s := range []string{"all:\n\tmake\n", `{"scripts": {"a": "b c"}}`, "run: |\n  x\n", `Command::new("a").arg("b")`, "registry=http://x/", "- run:\n"} {
+		f.Add(s)
+	}
+	kinds := []string{laterShell, laterRecipe, laterJSON, laterCI, laterRust, laterPython, laterNotebook, laterSources}
+	f.Fuzz(func(t *testing.T, text string) {
+		for _, k := range kinds {
+			if steps := laterSteps(k, text); len(steps) > maxLaterSteps {
+				t.Fatalf("%s: %d steps", k, len(steps))
+			}
+		}
+	})
+}
