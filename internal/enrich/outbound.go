@@ -35,6 +35,17 @@ var shellSenders = map[string]bool{
 	"telnet": true, "grpcurl": true, "websocat": true,
 }
 
+// forgeTexts are the gh subcommands whose arguments are published: an
+// issue's or pull request's title, body and comments, a gist.
+var forgeTexts = map[string]bool{"issue": true, "pr": true, "gist": true, "discussion": true}
+
+// postsText reports whether a command posts its arguments as text others
+// read (gh issue comment --body …).
+func postsText(c *shell.Command) bool {
+	args := c.Args()
+	return c.Name == "gh" && len(args) > 0 && forgeTexts[args[0]]
+}
+
 // outbound hands add every text of a call that leaves the machine, with
 // where it is: fields of fetch and web-search tools, request fields of
 // other tools, and the arguments of shell programs that send them.
@@ -60,7 +71,7 @@ func outbound(fam, tool string, input ast.Object, cmds []shell.Command, add func
 	case fam == FamilyShell:
 		for i := range cmds {
 			c := &cmds[i]
-			if !shellSenders[c.Name] {
+			if !shellSenders[c.Name] && !postsText(c) {
 				continue
 			}
 			for a, arg := range c.Args() {
