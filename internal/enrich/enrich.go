@@ -488,7 +488,6 @@ func (en *enricher) expand(a *shell.Analysis, lim shell.Limits) ([]followed, []i
 	// Files the command writes are read as written by what it runs next
 	// (printf '…' > Makefile && make), and what they run later is
 	// analysed as well.
-	spliceAPI(a, lim)
 	files := en.shellWrites(a)
 	for _, f := range files {
 		if en.written == nil {
@@ -498,6 +497,9 @@ func (en *enricher) expand(a *shell.Analysis, lim shell.Limits) ([]followed, []i
 	}
 	fol := en.follow(a, lim)
 	en.spliceLater(a, files, lim)
+	// After the definitions and written texts: a raw API call there is
+	// the same act.
+	spliceAPI(a, lim)
 	for _, f := range fol {
 		if f.res.Resolved() {
 			if en.resolved == nil {

@@ -2,6 +2,7 @@ package enrich
 
 import (
 	"encoding/json"
+	"maps"
 	"path"
 	"regexp"
 	"slices"
@@ -222,14 +223,15 @@ var jsonPair = regexp.MustCompile(`"([A-Za-z0-9:_.-]+)"\s*:\s*"((?:[^"\\]|\\.)*)
 
 func jsonCommands(text string) []string {
 	var out []string
-	scripts := false
+	// A whole document says which values are commands; a fragment (an
+	// edit's new text) does not, and any value that reads as one counts.
+	whole := json.Valid([]byte(text))
 	var doc struct {
 		Scripts map[string]any `json:"scripts"`
 	}
-	if json.Unmarshal([]byte(text), &doc) == nil && doc.Scripts != nil {
-		scripts = true
-		for _, v := range doc.Scripts {
-			if s, ok := v.(string); ok {
+	if whole && json.Unmarshal([]byte(text), &doc) == nil {
+		for _, k := range slices.Sorted(maps.Keys(doc.Scripts)) {
+			if s, ok := doc.Scripts[k].(string); ok {
 				out = append(out, s)
 			}
 		}
@@ -239,9 +241,7 @@ func jsonCommands(text string) []string {
 		if err != nil {
 			continue
 		}
-		// A fragment of a scripts block names its scripts freely; a
-		// dependency's version is no command.
-		if commandKeys[m[1]] || !scripts && looksLikeCommand(v) {
+		if commandKeys[m[1]] || !whole && looksLikeCommand(v) {
 			out = append(out, v)
 		}
 	}
@@ -256,9 +256,7 @@ func unquoteJSON(s string) (string, error) {
 
 // looksLikeCommand tells a command line from a version, a path or a name:
 // it has a space or a shell operator.
-func looksLikeCommand(v string) bool {
-	return strings.ContainsAny(v, " |;&") && !strings.Contains(v, "://") || strings.Contains(v, "| ") || strings.Contains(v, " | ")
-}
+func looksLikeCommand(v string) bool { return strings.ContainsAny(v, " |;&") }
 
 // ciStep finds a step's command: run: or a script list item.
 var (
