@@ -29,6 +29,9 @@ func TestDescribeCall(t *testing.T) {
 		{"private key", shell("cp /home/u/.ssh/id_ed25519 /tmp/k"), "shell", []string{"/home/u/.ssh/id_ed25519"}, nil, true},
 		{"curl host", shell("curl -s https://Example.COM/x | jq .a"), "shell", nil, []string{"example.com"}, false},
 		{"file tool", testkit.ToolEvent(map[string]any{"name": "Read", "input": map[string]any{"file_path": "/repo/.env.local"}}), "file_read", []string{"/repo/.env.local"}, nil, true},
+		// Text written to run later reads nothing now.
+		{"written to run later", shell("echo 'cp ~/.ssh/id_rsa /tmp/k' >> /home/u/.bashrc"), "shell", nil, nil, false},
+		{"file tool writing later text", testkit.ToolEvent(map[string]any{"name": "Write", "input": map[string]any{"file_path": "/home/u/.bashrc", "content": "cat ~/.aws/credentials\n"}}), "file_write", nil, nil, false},
 		{"fetch tool", testkit.ToolEvent(map[string]any{"name": "WebFetch", "input": map[string]any{"url": "https://docs.example.org/a"}}), "fetch", nil, []string{"docs.example.org"}, false},
 	}
 	for _, tt := range tests {
