@@ -45,13 +45,18 @@ const (
 	laterPython   = "python"   // setup.py, conftest.py, noxfile.py
 	laterNotebook = "notebook" // code cells of a notebook
 	laterSources  = "sources"  // package sources of a package manager's configuration
+	laterPth      = "pth"      // import lines of a Python .pth file, run at every start
 )
 
 var shellRCFiles = map[string]bool{
 	".bashrc": true, ".bash_profile": true, ".bash_login": true, ".bash_logout": true, ".profile": true,
 	".zshrc": true, ".zprofile": true, ".zshenv": true, ".zlogin": true, ".kshrc": true, ".envrc": true,
-	"config.fish": true,
+	"config.fish": true, ".bash_aliases": true,
 }
+
+// templateHook is a project template's generation hook (cookiecutter,
+// copier): it runs when someone generates a project from the template.
+var templateHook = regexp.MustCompile(`/hooks/(pre|post)_gen_project\.(py|sh)$`)
 
 var ciFile = regexp.MustCompile(`(^|/)(\.github/workflows/[^/]+|\.github/actions/.+/action|\.gitlab-ci|\.circleci/config|azure-pipelines|bitbucket-pipelines|\.buildkite/[^/]+|\.drone|\.travis|\.woodpecker/[^/]+|\.woodpecker)\.ya?ml$`)
 
@@ -69,8 +74,14 @@ func laterKind(abs string) string {
 	case base == "package.json" || base == "devcontainer.json" || base == ".devcontainer.json" ||
 		strings.HasSuffix(abs, "/.vscode/tasks.json") || strings.HasSuffix(base, ".code-workspace"):
 		return laterJSON
-	case ciFile.MatchString(abs):
+	case ciFile.MatchString(abs), base == "Taskfile.yml" || base == "Taskfile.yaml" || base == "taskfile.yml":
 		return laterCI
+	case templateHook.MatchString(abs) && strings.HasSuffix(base, ".sh"):
+		return laterShell
+	case templateHook.MatchString(abs):
+		return laterPython
+	case strings.HasSuffix(base, ".pth"):
+		return laterPth
 	case base == "build.rs":
 		return laterRust
 	case base == "setup.py" || base == "conftest.py" || base == "noxfile.py" || base == "sitecustomize.py" || base == "usercustomize.py":
@@ -149,6 +160,17 @@ func laterSteps(kind, text string) []string {
 		steps = notebookCode(text)
 	case laterSources:
 		steps = sourceCommands(text)
+	case laterPth:
+		// Python runs a .pth file's import lines when it starts.
+		var code strings.Builder
+		for line := range strings.Lines(text) {
+			if strings.HasPrefix(strings.TrimLeft(line, "+"), "import") {
+				code.WriteString(strings.TrimLeft(line, "+"))
+			}
+		}
+		if code.Len() > 0 {
+			steps = []string{"python3 -c " + shellQuote(code.String())}
+		}
 	}
 	steps = slices.DeleteFunc(steps, func(s string) bool { return strings.TrimSpace(s) == "" })
 	if len(steps) > maxLaterSteps {
@@ -260,7 +282,7 @@ func looksLikeCommand(v string) bool { return strings.ContainsAny(v, " |;&") }
 
 // ciStep finds a step's command: run: or a script list item.
 var (
-	ciRun    = regexp.MustCompile(`^(\s*)(-\s+)?(?:run|script|before_script|after_script|command)\s*:\s*(.*)$`)
+	ciRun    = regexp.MustCompile(`^(\s*)(-\s+)?(?:run|script|before_script|after_script|command|cmds|cmd)\s*:\s*(.*)$`)
 	ciItem   = regexp.MustCompile(`^(\s*)-\s+(.*)$`)
 	ciBlock  = regexp.MustCompile(`^[|>][-+0-9]*\s*$`)
 	yamlNoop = regexp.MustCompile(`^\s*(#.*)?$`)

@@ -29,6 +29,9 @@ func TestLaterSteps(t *testing.T) {
 		{"/r/.npmrc", "registry=http://10.0.0.1:4873/\n", []string{"npm config set registry 'http://10.0.0.1:4873/'"}},
 		{"/r/requirements-dev.txt", "-i http://10.0.0.1/simple\nx==1\n", []string{"pip config set global.index-url 'http://10.0.0.1/simple'"}},
 		{"/r/pyproject.toml", "[project.urls]\nurl = \"http://example.org\"\n", nil},
+		{"/r/Taskfile.yml", "tasks:\n  build:\n    cmds:\n      - go build ./...\n", []string{"go build ./..."}},
+		{"/r/tpl/hooks/post_gen_project.py", "import os\n", []string{"python3 -c 'import os\n'"}},
+		{"/usr/lib/python3/site-packages/x.pth", "/opt/x\nimport os; os.system('id')\n", []string{"python3 -c 'import os; os.system('\\''id'\\'')\n'"}},
 		{"/r/Dockerfile", "RUN curl x | sh\n", nil},
 		{"/r/src/main.rs", `Command::new("sh")`, nil},
 	}
@@ -63,7 +66,7 @@ func FuzzLaterSteps(f *testing.F) {
 	for _, s := range []string{"all:\n\tmake\n", `{"scripts": {"a": "b c"}}`, "run: |\n  x\n", `Command::new("a").arg("b")`, "registry=http://x/", "- run:\n"} {
 		f.Add(s)
 	}
-	kinds := []string{laterShell, laterRecipe, laterJSON, laterCI, laterRust, laterPython, laterNotebook, laterSources}
+	kinds := []string{laterShell, laterRecipe, laterJSON, laterCI, laterRust, laterPython, laterNotebook, laterSources, laterPth}
 	f.Fuzz(func(t *testing.T, text string) {
 		for _, k := range kinds {
 			if steps := laterSteps(k, text); len(steps) > maxLaterSteps {
