@@ -110,7 +110,15 @@ func roleKeyPaths(input ast.Object) (keys, paths []string) {
 	// The keys known by name first, in their order, then any other
 	// path-like key.
 	for _, k := range pathKeys {
-		for _, s := range texts(field(input, k)) {
+		v := field(input, k)
+		if s, ok := v.(ast.String); ok {
+			// The usual shape, read without building a list.
+			if s != "" {
+				keys, paths = append(keys, k), append(paths, string(s))
+			}
+			continue
+		}
+		for _, s := range texts(v) {
 			if s != "" {
 				keys, paths = append(keys, k), append(paths, s)
 			}
@@ -121,19 +129,20 @@ func roleKeyPaths(input ast.Object) (keys, paths []string) {
 		if !ok {
 			return
 		}
+		urlField := isRole(urlRoleKeys, string(ks)) && !isRole(uriRoleKeys, string(ks))
+		if !urlField && (!isRole(pathRoleKeys, string(ks)) || slices.Contains(pathKeys, string(ks))) {
+			return // no path field, or one read above: nothing to read
+		}
 		for _, s := range texts(v.Value) {
 			if s == "" {
 				continue
 			}
-			if isRole(urlRoleKeys, string(ks)) && !isRole(uriRoleKeys, string(ks)) {
+			if urlField {
 				// A URL field names a file only as a file:// URL.
 				if rest, ok := cutFileURL(s); ok {
 					keys, paths = append(keys, string(ks)), append(paths, rest)
 				}
 				continue
-			}
-			if !isRole(pathRoleKeys, string(ks)) || slices.Contains(pathKeys, string(ks)) {
-				return
 			}
 			p := s
 			if isRole(uriRoleKeys, string(ks)) {
