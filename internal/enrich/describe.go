@@ -6,6 +6,7 @@ import (
 
 	"github.com/open-policy-agent/opa/v1/ast"
 
+	"github.com/ahp-opa/ahp-opa/internal/shell"
 	"github.com/ahp-opa/ahp-opa/transport"
 )
 
@@ -69,8 +70,18 @@ func describe(ahp ast.Object) CallFacts {
 	for _, u := range elems(tool, "urls") {
 		c.addHost(u.Value)
 	}
-	for _, cmd := range elems(object(ahp, "shell"), "commands") {
+	cmds := elems(object(ahp, "shell"), "commands")
+	later := make([]bool, len(cmds))
+	for i, cmd := range cmds {
 		cmd, _ := cmd.Value.(ast.Object)
+		// A command of text written to run later does not run now: it
+		// reads and contacts nothing in this session.
+		via, _ := text(cmd, "via")
+		parent, _ := field(cmd, "parent").(ast.Number)
+		pi, _ := parent.Int()
+		if later[i] = via == shell.ViaLater || pi >= 0 && pi < i && later[pi]; later[i] {
+			continue
+		}
 		name, _ := text(cmd, "name")
 		if slices.Contains(readers, name) {
 			paths := elems(cmd, "paths")

@@ -35,6 +35,9 @@ func TestDescribeCall(t *testing.T) {
 		{"copy writes its destination", shell("cp /tmp/x.sh scripts/run.sh"), "shell", []string{"/tmp/x.sh"}, nil, false, []string{"/repo/scripts/run.sh"}},
 		{"tee writes", shell("echo x | tee -a build.sh"), "shell", nil, nil, false, []string{"/repo/build.sh"}},
 		{"write tool", testkit.ToolEvent(map[string]any{"name": "Write", "input": map[string]any{"file_path": "/repo/gradlew", "content": "x"}}), "file_write", nil, nil, false, []string{"/repo/gradlew"}},
+		// Text written to run later reads nothing now.
+		{"written to run later", shell("echo 'cp ~/.ssh/id_rsa /tmp/k' >> /home/u/.bashrc"), "shell", nil, nil, false, []string{"/home/u/.bashrc"}},
+		{"file tool writing later text", testkit.ToolEvent(map[string]any{"name": "Write", "input": map[string]any{"file_path": "/home/u/.bashrc", "content": "cat ~/.aws/credentials\n"}}), "file_write", nil, nil, false, []string{"/home/u/.bashrc"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

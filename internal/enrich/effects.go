@@ -79,8 +79,10 @@ func (en *enricher) effects(m *effects.Matcher, fam, toolName string, input ast.
 			}
 			c := &a.Commands[i]
 			ws := commandWorkspace{pc: en.pc, dir: en.commandDir(c)}
+			n := len(out)
 			out = m.Command(c, i, ws, out)
 			out = targetVerbs(m, c, i, en.resolved[i], out)
+			out = effects.OnProduction(c, i, out, n)
 			for _, r := range c.Redirects {
 				if !writeOps[r.Op] || r.Target == "" {
 					continue

@@ -172,6 +172,9 @@ type enricher struct {
 	// defs are the definitions followed, whose commands were spliced
 	// into analysis: where each command's text came from.
 	defs []definition
+	// written holds the text of the files the command writes, by
+	// absolute path, for following what it runs next.
+	written map[string]string
 }
 
 // Enrich derives the parts of input.ahp asked for from an event. It never
@@ -333,6 +336,19 @@ func Enrich(ev *transport.Event, opts Options, parts Parts) *Result {
 			items = append(items, [2]*ast.Term{keyShell, sh})
 		}
 	}
+	if (fam == FamilyFileWrite || fam == FamilyFileEdit) && parts&(Shell|Secrets|Sensitive|Writes|Effects) != 0 {
+		// A file written where it runs later: its text is code, and its
+		// commands are judged as typed ones, marked later.
+		lim := opts.Limits
+		if lim == (shell.Limits{}) {
+			lim = shell.DefaultLimits
+		}
+		if a, script := en.laterAnalysis(toolName, input, lim); a != nil {
+			if sh := en.shellTerm(a, script, lim); parts&Shell != 0 {
+				items = append(items, [2]*ast.Term{keyShell, sh})
+			}
+		}
+	}
 	r.Shell = en.analysis
 	if parts&Secrets != 0 {
 		var cmds []shell.Command
@@ -479,7 +495,21 @@ func analyze(raw ast.Value, lim shell.Limits) (*shell.Analysis, string) {
 // read from the workspace, then the commands of code handed to
 // interpreters (python -c, perl -e, heredocs), which runs commands too.
 func (en *enricher) expand(a *shell.Analysis, lim shell.Limits) ([]followed, []inline.Program) {
+	// Files the command writes are read as written by what it runs next
+	// (printf '…' > Makefile && make), and what they run later is
+	// analysed as well.
+	files := en.shellWrites(a)
+	for _, f := range files {
+		if en.written == nil {
+			en.written = map[string]string{}
+		}
+		en.written[f.abs] = f.text
+	}
 	fol := en.follow(a, lim)
+	en.spliceLater(a, files, lim)
+	// After the definitions and written texts: a raw API call there is
+	// the same act.
+	spliceAPI(a, lim)
 	for _, f := range fol {
 		if f.res.Resolved() {
 			if en.resolved == nil {
@@ -504,6 +534,11 @@ func (en *enricher) shell(raw ast.Value, lim shell.Limits) *ast.Term {
 	if a == nil {
 		return nil
 	}
+	return en.shellTerm(a, script, lim)
+}
+
+// shellTerm is input.ahp.shell for an analysed script.
+func (en *enricher) shellTerm(a *shell.Analysis, script string, lim shell.Limits) *ast.Term {
 	fol, progs := en.expand(a, lim)
 	en.analysis = a
 	cmds := make([]*ast.Term, len(a.Commands))
@@ -873,15 +908,13 @@ func toolURLs(input ast.Object, fetch bool) []*ast.Term {
 			if !ok || !isRole(urlRoleKeys, string(ks)) {
 				return
 			}
-			if s, ok := v.Value.(ast.String); ok {
-				add(string(ks), string(s))
+			for _, s := range texts(v.Value) {
+				add(string(ks), s)
 			}
 		})
 	}
-	for _, v := range elems(input, "urls") {
-		if s, ok := asText(v.Value); ok {
-			add("urls", s)
-		}
+	for _, s := range texts(field(input, "urls")) {
+		add("urls", s)
 	}
 	if fetch {
 		if s, ok := text(input, "prompt"); ok {

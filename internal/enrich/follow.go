@@ -135,7 +135,7 @@ func (en *enricher) follow(a *shell.Analysis, lim shell.Limits) []followed {
 			out = append(out, followed{cmd: i, run: runLabel(c), res: indirect.Result{Kind: "unknown", Why: "reading the workspace took longer than " + followTime.String()}})
 			continue
 		}
-		res, ok := indirect.Resolve(c.Argv, c.Dynamic, indirect.Workspace{Dir: dir, Roots: en.pc.roots})
+		res, ok := indirect.Resolve(c.Argv, c.Dynamic, indirect.Workspace{Dir: dir, Roots: en.pc.roots, Written: en.written})
 		if !ok {
 			continue
 		}
@@ -163,7 +163,9 @@ func (en *enricher) follow(a *shell.Analysis, lim shell.Limits) []followed {
 				}
 				first := len(a.Commands)
 				f.dropped += a.Splice(sub, i, shell.ViaScript, st.Dir, lim.MaxCommands)
-				if len(a.Commands) > first {
+				if _, wrote := en.written[st.File]; len(a.Commands) > first && !wrote {
+					// Text this command wrote before running it is the
+					// agent's, not the repository's.
 					en.defs = append(en.defs, definition{first: first, end: len(a.Commands), from: st.From, file: st.File})
 				}
 			}
@@ -257,7 +259,7 @@ func (en *enricher) addPackages(cmds []*ast.Term, a *shell.Analysis) {
 				dir = d.abs
 			}
 		}
-		declared, found := indirect.Dependency(pkg, indirect.Workspace{Dir: dir, Roots: en.pc.roots})
+		declared, found := indirect.Dependency(pkg, indirect.Workspace{Dir: dir, Roots: en.pc.roots, Written: en.written})
 		items := [][2]*ast.Term{{keyName, ast.StringTerm(pkg)}}
 		if declared {
 			items = append(items, [2]*ast.Term{keyFollowDeclared, termTrue})

@@ -1,8 +1,13 @@
 package enrich
 
 import (
+	"regexp"
+	"strings"
+
 	"github.com/open-policy-agent/opa/v1/ast"
 
+	"github.com/ahp-opa/ahp-opa/internal/redact"
+	"github.com/ahp-opa/ahp-opa/internal/secretscan"
 	"github.com/ahp-opa/ahp-opa/internal/shell"
 )
 
@@ -30,6 +35,17 @@ var shellSenders = map[string]bool{
 	"telnet": true, "grpcurl": true, "websocat": true,
 }
 
+// forgeTexts are the gh subcommands whose arguments are published: an
+// issue's or pull request's title, body and comments, a gist.
+var forgeTexts = map[string]bool{"issue": true, "pr": true, "gist": true, "discussion": true}
+
+// postsText reports whether a command posts its arguments as text others
+// read (gh issue comment --body …).
+func postsText(c *shell.Command) bool {
+	args := c.Args()
+	return c.Name == "gh" && len(args) > 0 && forgeTexts[args[0]]
+}
+
 // outbound hands add every text of a call that leaves the machine, with
 // where it is: fields of fetch and web-search tools, request fields of
 // other tools, and the arguments of shell programs that send them.
@@ -55,7 +71,7 @@ func outbound(fam, tool string, input ast.Object, cmds []shell.Command, add func
 	case fam == FamilyShell:
 		for i := range cmds {
 			c := &cmds[i]
-			if !shellSenders[c.Name] {
+			if !shellSenders[c.Name] && !postsText(c) {
 				continue
 			}
 			for a, arg := range c.Args() {
@@ -104,6 +120,66 @@ func walkText(v ast.Value, depth int, f func(string)) {
 func hasURLScheme(s string) bool {
 	for _, p := range []string{"http://", "https://", "HTTP://", "HTTPS://"} {
 		if len(s) >= len(p) && s[:len(p)] == p {
+			return true
+		}
+	}
+	return false
+}
+
+// urlPassword finds the password of a URL's user information:
+// https://user:password@host.
+var urlPassword = regexp.MustCompile(`(?i)\b[a-z][a-z0-9+.-]*://[^/\s:@"'<>]+:([^/\s@"'<>]+)@[a-z0-9.-]+`)
+
+// namedSecrets finds, in text that leaves the machine, secrets no token
+// shape knows: a password written in a URL, and the value of a pair whose
+// name says secret (DB_PASSWORD=…, "api_key": "…", --token …), when the
+// value is written out (not a $VARIABLE or a template) and looks chosen
+// rather than worded. Stand-ins (…EXAMPLE, <password>, xxxxxxxx,
+// changeme) are placeholders.
+func namedSecrets(text string) []secretscan.Finding {
+	var out []secretscan.Finding
+	add := func(kind string, start, end int) {
+		v := text[start:end]
+		if !writtenOut(v) {
+			return
+		}
+		out = append(out, secretscan.Finding{
+			Kind: kind, Offset: start, Length: end - start,
+			Line: 1 + strings.Count(text[:start], "\n"), Placeholder: standIn(v),
+		})
+	}
+	for _, m := range urlPassword.FindAllStringSubmatchIndex(text, 8) {
+		add("url-password", m[2], m[3])
+	}
+	for _, p := range redact.SecretPairs(text) {
+		if len(out) >= 8 {
+			break
+		}
+		if redact.MadeUp(text[p.Start:p.End]) {
+			add("named-secret", p.Start, p.End)
+		}
+	}
+	return out
+}
+
+// writtenOut reports whether a secret's value is written in the text
+// rather than referred to: $VAR, ${VAR}, ${{ secrets.X }}, %s, {{ x }}
+// and *** are references or masks.
+func writtenOut(v string) bool {
+	return len(v) >= 6 && !strings.ContainsAny(v, "$%{}*") && !strings.HasPrefix(v, "[REDACTED")
+}
+
+// standIns are values written to be replaced.
+var standIns = []string{"changeme", "password", "secret", "your", "example", "placeholder", "redacted", "dummy", "sample", "test", "fake", "demo", "xxx", "hunter2", "foobar", "12345"}
+
+// standIn reports whether a value is a documented or obvious stand-in.
+func standIn(v string) bool {
+	if secretscan.Placeholder(v) {
+		return true
+	}
+	l := strings.ToLower(v)
+	for _, w := range standIns {
+		if strings.Contains(l, w) {
 			return true
 		}
 	}

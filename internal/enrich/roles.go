@@ -110,8 +110,18 @@ func roleKeyPaths(input ast.Object) (keys, paths []string) {
 	// The keys known by name first, in their order, then any other
 	// path-like key.
 	for _, k := range pathKeys {
-		if s, ok := text(input, k); ok && s != "" {
-			keys, paths = append(keys, k), append(paths, s)
+		v := field(input, k)
+		if s, ok := v.(ast.String); ok {
+			// The usual shape, read without building a list.
+			if s != "" {
+				keys, paths = append(keys, k), append(paths, string(s))
+			}
+			continue
+		}
+		for _, s := range texts(v) {
+			if s != "" {
+				keys, paths = append(keys, k), append(paths, s)
+			}
 		}
 	}
 	input.Foreach(func(k, v *ast.Term) {
@@ -119,29 +129,31 @@ func roleKeyPaths(input ast.Object) (keys, paths []string) {
 		if !ok {
 			return
 		}
-		s, ok := v.Value.(ast.String)
-		if !ok || s == "" {
-			return
+		urlField := isRole(urlRoleKeys, string(ks)) && !isRole(uriRoleKeys, string(ks))
+		if !urlField && (!isRole(pathRoleKeys, string(ks)) || slices.Contains(pathKeys, string(ks))) {
+			return // no path field, or one read above: nothing to read
 		}
-		if isRole(urlRoleKeys, string(ks)) && !isRole(uriRoleKeys, string(ks)) {
-			// A URL field names a file only as a file:// URL.
-			if rest, ok := cutFileURL(string(s)); ok {
-				keys, paths = append(keys, string(ks)), append(paths, rest)
+		for _, s := range texts(v.Value) {
+			if s == "" {
+				continue
 			}
-			return
-		}
-		if !isRole(pathRoleKeys, string(ks)) || slices.Contains(pathKeys, string(ks)) {
-			return
-		}
-		p := string(s)
-		if isRole(uriRoleKeys, string(ks)) {
-			rest, isFile := strings.CutPrefix(p, "file://")
-			if !isFile && strings.Contains(p, "://") {
-				return
+			if urlField {
+				// A URL field names a file only as a file:// URL.
+				if rest, ok := cutFileURL(s); ok {
+					keys, paths = append(keys, string(ks)), append(paths, rest)
+				}
+				continue
 			}
-			p = rest
+			p := s
+			if isRole(uriRoleKeys, string(ks)) {
+				rest, isFile := strings.CutPrefix(p, "file://")
+				if !isFile && strings.Contains(p, "://") {
+					continue
+				}
+				p = rest
+			}
+			keys, paths = append(keys, string(ks)), append(paths, p)
 		}
-		keys, paths = append(keys, string(ks)), append(paths, p)
 	})
 	return keys, paths
 }

@@ -38,11 +38,8 @@ func secrets(fam, tool string, input ast.Object, cmds []shell.Command) *ast.Term
 	// Live findings and placeholders have a budget each, so that stand-ins
 	// in one field cannot crowd out a live token in another.
 	var live, stand []*ast.Term
-	add := func(text string, where ...[2]*ast.Term) {
-		if len(live) >= maxSecretFindings && len(stand) >= maxSecretFindings {
-			return
-		}
-		for _, f := range secretscan.Scan(text, maxSecretFindings) {
+	addFound := func(found []secretscan.Finding, where ...[2]*ast.Term) {
+		for _, f := range found {
 			if f.Placeholder && len(stand) >= maxSecretFindings || !f.Placeholder && len(live) >= maxSecretFindings {
 				continue
 			}
@@ -61,6 +58,12 @@ func secrets(fam, tool string, input ast.Object, cmds []shell.Command) *ast.Term
 				live = append(live, ast.ObjectTerm(items...))
 			}
 		}
+	}
+	add := func(text string, where ...[2]*ast.Term) {
+		if len(live) >= maxSecretFindings && len(stand) >= maxSecretFindings {
+			return
+		}
+		addFound(secretscan.Scan(text, maxSecretFindings), where...)
 	}
 	switch fam {
 	case FamilyFileWrite, FamilyFileEdit:
@@ -98,7 +101,13 @@ func secrets(fam, tool string, input ast.Object, cmds []shell.Command) *ast.Term
 	}
 	// Text that leaves the machine: marked outbound (outbound.go).
 	outbound(fam, tool, input, cmds, func(text string, where ...[2]*ast.Term) {
-		add(text, append(where, [2]*ast.Term{keyOutbound, termTrue})...)
+		where = append(where, [2]*ast.Term{keyOutbound, termTrue})
+		add(text, where...)
+		// Sent away, a secret with no known shape is one too: a password
+		// in a URL, the value of a secret-named pair.
+		if len(live) < maxSecretFindings {
+			addFound(namedSecrets(text), where...)
+		}
 	})
 	if live == nil && stand == nil {
 		return nil

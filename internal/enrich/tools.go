@@ -198,8 +198,8 @@ func toolPaths(tool string, input ast.Object) (keys, paths []string) {
 		listKeys = append(slices.Clip(listKeys), k)
 	}
 	for _, k := range listKeys {
-		for _, v := range elems(input, k) {
-			if s, ok := asText(v.Value); ok && s != "" {
+		for _, s := range texts(field(input, k)) {
+			if s != "" {
 				keys, paths = append(keys, k), append(paths, s)
 			}
 		}
@@ -211,13 +211,8 @@ func toolPaths(tool string, input ast.Object) (keys, paths []string) {
 			if !ok || slices.Contains(listKeys, string(ks)) || !isRole(pathListRoleKeys, string(ks)) {
 				return
 			}
-			arr, ok := v.Value.(*ast.Array)
-			if !ok {
-				return
-			}
-			for i := range arr.Len() {
-				s, ok := asText(arr.Elem(i).Value)
-				if !ok || s == "" {
+			for _, s := range texts(v.Value) {
+				if s == "" {
 					continue
 				}
 				if rest, isFile := cutFileURL(s); isFile {

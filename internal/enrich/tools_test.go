@@ -44,7 +44,8 @@ func TestToolShapes(t *testing.T) {
 		{"mcp filesystem read", map[string]any{"name": "mcp__filesystem__read_text_file", "input": map[string]any{"path": "~/.aws/credentials"}}, "file_read", "", "/home/dev/repo", []string{"/home/dev/.aws/credentials"}},
 		{"mcp filesystem write", map[string]any{"name": "mcp__filesystem__write_file", "input": map[string]any{"path": "a.txt", "content": "x"}}, "file_write", "", "/home/dev/repo", []string{"/home/dev/repo/a.txt"}},
 		{"mcp move_file", map[string]any{"name": "mcp__filesystem__move_file", "input": map[string]any{"source": "a", "destination": "/etc/b"}}, "file_edit", "", "/home/dev/repo", []string{"/home/dev/repo/a", "/etc/b"}},
-		{"copilot filePath", map[string]any{"name": "create_file", "input": map[string]any{"filePath": "/home/dev/.zshrc", "content": "x"}}, "file_write", "", "/home/dev/repo", []string{"/home/dev/.zshrc"}},
+		// A shell rc file's text runs later: it is analysed as commands.
+		{"copilot filePath", map[string]any{"name": "create_file", "input": map[string]any{"filePath": "/home/dev/.zshrc", "content": "x"}}, "file_write", "x\n", "/home/dev/repo", []string{"/home/dev/.zshrc"}},
 		{"unknown tool with target and content", map[string]any{"name": "put", "input": map[string]any{"target": "/etc/hosts", "content": "x"}}, "file_write", "", "/home/dev/repo", []string{"/etc/hosts"}},
 		{"unknown tool with filename", map[string]any{"name": "open_file", "input": map[string]any{"filename": "~/.netrc"}}, "file_read", "", "/home/dev/repo", []string{"/home/dev/.netrc"}},
 		{"unknown tool without paths", map[string]any{"name": "think", "input": map[string]any{"thought": "x"}}, "other", "", "/home/dev/repo", nil},
@@ -56,7 +57,7 @@ func TestToolShapes(t *testing.T) {
 		{"windsurf view_file", map[string]any{"name": "view_file", "input": map[string]any{"AbsolutePath": "/home/dev/.npmrc"}}, "file_read", "", "/home/dev/repo", []string{"/home/dev/.npmrc"}},
 		{"unknown tool with TargetFile and content", map[string]any{"name": "put_text", "input": map[string]any{"TargetFile": "/etc/hosts", "CodeContent": "x"}}, "file_write", "", "/home/dev/repo", []string{"/etc/hosts"}},
 		{"goose text_editor view", map[string]any{"name": "developer__text_editor", "input": map[string]any{"command": "view", "path": "/home/dev/.bashrc"}}, "file_read", "", "/home/dev/repo", []string{"/home/dev/.bashrc"}},
-		{"goose text_editor write", map[string]any{"name": "developer__text_editor", "input": map[string]any{"command": "write", "path": "/home/dev/.bashrc", "file_text": "x"}}, "file_write", "", "/home/dev/repo", []string{"/home/dev/.bashrc"}},
+		{"goose text_editor write", map[string]any{"name": "developer__text_editor", "input": map[string]any{"command": "write", "path": "/home/dev/.bashrc", "file_text": "x"}}, "file_write", "x\n", "/home/dev/repo", []string{"/home/dev/.bashrc"}},
 		{"windsurf run_command", map[string]any{"name": "run_command", "input": map[string]any{"CommandLine": "rm -rf build", "Cwd": "/tmp"}}, "shell", "rm -rf build", "/tmp", nil},
 		{"unknown tool with cli_command", map[string]any{"name": "call_aws", "input": map[string]any{"cli_command": "aws s3 ls"}}, "shell", "aws s3 ls", "/home/dev/repo", nil},
 		{"codex write_stdin", map[string]any{"name": "write_stdin", "input": map[string]any{"session_id": 3, "chars": "cat ~/.ssh/id_rsa\n"}}, "shell", "cat ~/.ssh/id_rsa\n", "/home/dev/repo", nil},
@@ -273,6 +274,51 @@ func TestSearchScope(t *testing.T) {
 			}
 			if !slices.Equal(got, tt.scope) {
 				t.Errorf("scope = %q, want %q", got, tt.scope)
+			}
+		})
+	}
+}
+
+// TestFieldShapes: a field of paths or URLs names the same things whether
+// it holds one string or a list (Copilot CLI's grep sends paths as one
+// string), and a one-path field given a list names each element.
+func TestFieldShapes(t *testing.T) {
+	tests := []struct {
+		name  string
+		tool  string
+		input map[string]any
+		paths []string
+		urls  []string
+	}{
+		{"copilot grep paths as a string", "grep", map[string]any{"pattern": "aws_secret_access_key", "paths": "~/.aws"}, []string{"/home/dev/.aws"}, nil},
+		{"grep paths as a list", "grep", map[string]any{"pattern": "x", "paths": []any{"~/.aws"}}, []string{"/home/dev/.aws"}, nil},
+		{"file_paths as a string", "remove-files", map[string]any{"file_paths": "~/.ssh/id_rsa"}, []string{"/home/dev/.ssh/id_rsa"}, nil},
+		{"filePaths role as a string", "mystery", map[string]any{"filePaths": "/etc/shadow"}, []string{"/etc/shadow"}, nil},
+		{"path as a list", "read_file", map[string]any{"path": []any{"~/.netrc", "README.md"}}, []string{"/home/dev/.netrc", "/home/dev/repo/README.md"}, nil},
+		{"file_path role as a list", "view_file", map[string]any{"AbsolutePath": []any{"/etc/passwd"}}, []string{"/etc/passwd"}, nil},
+		{"urls as a string", "web_fetch", map[string]any{"urls": "https://example.com/a"}, nil, []string{"https://example.com/a"}},
+		{"url as a list", "web_fetch", map[string]any{"url": []any{"https://a.example/x", "https://b.example/y"}}, nil, []string{"https://a.example/x", "https://b.example/y"}},
+		{"non-strings are skipped", "grep", map[string]any{"paths": []any{1, nil, "src"}}, []string{"/home/dev/repo/src"}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tool := ahpOf(t, testkit.ToolEvent(map[string]any{"name": tt.tool, "input": tt.input}))["tool"].(map[string]any)
+			var paths, urls []string
+			if list, ok := tool["paths"].([]any); ok {
+				for _, p := range list {
+					paths = append(paths, p.(map[string]any)["path"].(string))
+				}
+			}
+			if list, ok := tool["urls"].([]any); ok {
+				for _, u := range list {
+					urls = append(urls, u.(map[string]any)["url"].(string))
+				}
+			}
+			if !slices.Equal(paths, tt.paths) {
+				t.Errorf("paths = %q, want %q", paths, tt.paths)
+			}
+			if !slices.Equal(urls, tt.urls) {
+				t.Errorf("urls = %q, want %q", urls, tt.urls)
 			}
 		})
 	}

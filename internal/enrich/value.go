@@ -70,6 +70,35 @@ func elems(obj ast.Object, key string) []*ast.Term {
 	return out
 }
 
+// texts returns the strings of a field that may hold one or several:
+// a string is a list of one, an array's or a set's string elements are
+// the list. Harnesses disagree on the shape (Copilot CLI's grep sends
+// paths as one string, another tool sends path as a list), and what a
+// field names must not depend on which shape it came in.
+func texts(v ast.Value) []string {
+	switch x := v.(type) {
+	case ast.String:
+		return []string{string(x)}
+	case *ast.Array:
+		out := make([]string, 0, x.Len())
+		for i := range x.Len() {
+			if s, ok := x.Elem(i).Value.(ast.String); ok {
+				out = append(out, string(s))
+			}
+		}
+		return out
+	case ast.Set:
+		var out []string
+		x.Foreach(func(t *ast.Term) {
+			if s, ok := t.Value.(ast.String); ok {
+				out = append(out, string(s))
+			}
+		})
+		return out
+	}
+	return nil
+}
+
 // asText returns a value that is a string.
 func asText(v ast.Value) (string, bool) {
 	s, ok := v.(ast.String)

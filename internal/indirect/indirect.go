@@ -55,6 +55,10 @@ type Workspace struct {
 	Dir string
 	// Roots are the absolute workspace roots; nothing outside is read.
 	Roots []string
+	// Written holds the files the same command writes before it runs
+	// them (printf '…' > Makefile && make), by absolute path: their text
+	// is what runs, whatever the disk holds now.
+	Written map[string]string
 }
 
 // Resolve returns what argv runs, and false when argv is not a command

@@ -274,3 +274,35 @@ func TestResolvePaddedGraph(t *testing.T) {
 		}
 	}
 }
+
+// TestWrittenFiles: a file the command writes before running it is read
+// as written, over the disk's copy or its absence; only inside the roots.
+func TestWrittenFiles(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "Makefile"), []byte("all:\n\techo disk\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name    string
+		argv    []string
+		written map[string]string
+		want    string // in the first step's script; "" for not resolved
+	}{
+		{"over the disk", []string{"make"}, map[string]string{dir + "/Makefile": "all:\n\techo written\n"}, "echo written"},
+		{"no such file on disk", []string{"bash", "x.sh"}, map[string]string{dir + "/x.sh": "curl x | sh\n"}, "curl x | sh"},
+		{"nothing written", []string{"make"}, nil, "echo disk"},
+		{"outside the roots", []string{"bash", "/tmp/elsewhere/x.sh"}, map[string]string{"/tmp/elsewhere/x.sh": "id\n"}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res, ok := Resolve(tt.argv, nil, Workspace{Dir: dir, Roots: []string{dir}, Written: tt.written})
+			got := ""
+			if ok && res.Resolved() && len(res.Steps) > 0 {
+				got = res.Steps[0].Script
+			}
+			if tt.want == "" && got != "" || !strings.Contains(got, tt.want) {
+				t.Errorf("script = %q, want it to hold %q", got, tt.want)
+			}
+		})
+	}
+}

@@ -47,6 +47,13 @@ var cache = struct {
 // when the file is unchanged. why says, for people, why it could not be
 // read; notFound is set when the file does not exist.
 func (r *reader) parsed(kind, abs string, parse func([]byte) any) (v any, why string, notFound bool) {
+	if text, ok := r.written(abs); ok {
+		// Not cached: the text is the command's, not the file's.
+		if len(text) > MaxFileBytes {
+			return nil, r.rel(abs) + " as written is over the " + pathread.Size(MaxFileBytes) + " limit", false
+		}
+		return parse([]byte(text)), "", false
+	}
 	real, why, notFound := r.inside(abs)
 	if why != "" {
 		return nil, why, notFound
@@ -84,6 +91,24 @@ func (r *reader) parsed(kind, abs string, parse func([]byte) any) (v any, why st
 	cache.m[key] = v
 	cache.Unlock()
 	return v, "", false
+}
+
+// written returns the text the command wrote to abs before running it.
+func (r *reader) written(abs string) (string, bool) {
+	if r.ws.Written == nil || !r.underRoot(path.Clean(abs)) {
+		return "", false
+	}
+	text, ok := r.ws.Written[path.Clean(abs)]
+	return text, ok
+}
+
+// exists reports whether p is a file written by the command or on disk.
+func (r *reader) exists(p string) bool {
+	if _, ok := r.written(p); ok {
+		return true
+	}
+	_, err := os.Lstat(p)
+	return err == nil
 }
 
 // inside returns the real path of abs when it and every link on the way
@@ -174,7 +199,7 @@ func (r *reader) findUp(dir string, names ...string) (string, string) {
 	for d := dir; r.underRoot(d); d = path.Dir(d) {
 		for _, n := range names {
 			p := path.Join(d, n)
-			if _, err := os.Lstat(p); err == nil {
+			if r.exists(p) {
 				return p, ""
 			}
 		}
@@ -189,7 +214,7 @@ func (r *reader) findUp(dir string, names ...string) (string, string) {
 func (r *reader) find(dir string, names ...string) (string, string) {
 	for _, n := range names {
 		p := path.Join(dir, n)
-		if _, err := os.Lstat(p); err == nil {
+		if r.exists(p) {
 			return p, ""
 		}
 	}

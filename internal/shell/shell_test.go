@@ -76,6 +76,9 @@ func TestEvasions(t *testing.T) {
 		want   string // one of the described commands
 	}{
 		{"/bin/rm -rf /", "rm: /bin/rm -rf /"},
+		// a literal decoded on its way into a shell is the script it runs
+		{"echo cm0gLXJmIH4K | base64 -d | sh", "rm: rm -rf ~ <shell>"},
+		{"printf '%s' cm0gLXJmIH4K | base64 --decode | bash", "rm: rm -rf ~ <shell>"},
 		{`\rm -rf /`, "rm: rm -rf /"},
 		{"r''m -rf /", "rm: rm -rf /"},
 		{`"r"m -rf /`, "rm: rm -rf /"},

@@ -9,6 +9,14 @@ import (
 // runs: a package.json script, a Makefile recipe, a script file.
 const ViaScript = "script"
 
+// ViaLater marks a command found in text written to a file that runs it
+// later: a shell rc file, a Makefile recipe, a CI step, a build script.
+const ViaLater = "later"
+
+// ViaAPI marks the CLI command a raw call to a service's API amounts to
+// (curl to the Docker socket's /containers/create is docker run).
+const ViaAPI = "api"
+
 // Splice appends the commands of sub as run by the command at parent:
 // their indices are shifted, the top-level ones get parent as their
 // parent and via as the way they are reached, and all sit one level

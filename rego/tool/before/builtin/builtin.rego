@@ -97,6 +97,8 @@ _unwrapped_from(cmd) := concat("", [input.ahp.shell.commands[cmd.parent].resolve
 	cmd.via == "script"
 } else := concat("", [input.ahp.shell.commands[cmd.parent].name, object.get(_via_words, cmd.via, ""), " → "]) if {
 	cmd.parent >= 0
+} else := "written to run later → " if {
+	cmd.via == "later"
 } else := ""
 
-_via_words := {"shell": " -c", "find-exec": " -exec", "command-substitution": " $(…)", "process-substitution": " <(…)", "eval": "", "trap": "", "alias": "", "powershell": " -c", "runner": "", "cmd": " /c"}
+_via_words := {"shell": " -c", "find-exec": " -exec", "command-substitution": " $(…)", "process-substitution": " <(…)", "eval": "", "trap": "", "alias": "", "powershell": " -c", "runner": "", "cmd": " /c", "later": " writes, to run later,", "api": "'s API call"}

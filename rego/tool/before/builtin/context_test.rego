@@ -29,6 +29,9 @@ test_db_destructive_local_context if {
 		"redis-cli -h prod.example.com FLUSHALL",
 		`psql -h db.internal -c "DROP TABLE users"`,
 		`sqlite3 /var/lib/app/app.db "DROP TABLE users"`,
+		# A database file named for the app holds its data, in the
+		# workspace or not; only a test, dev or scratch file is a throwaway.
+		`sqlite3 app.db "DELETE FROM users"`,
 		# Local only by assumption: configuration may point the client elsewhere.
 		"redis-cli FLUSHALL",
 		"rails db:drop",
@@ -39,7 +42,8 @@ test_db_destructive_local_context if {
 		"redis-cli -h 127.0.0.1 FLUSHALL",
 		"redis-cli -h localhost -p 6380 FLUSHDB",
 		`sqlite3 :memory: "DROP TABLE t"`,
-		`sqlite3 app.db "DELETE FROM sessions"`,
+		`sqlite3 db/dev.sqlite3 "DELETE FROM sessions"`,
+		`sqlite3 tmp/test.db "DROP TABLE import_staging"`,
 		`psql -h localhost -c "DROP TABLE users"`,
 		`psql postgres://localhost/app_test -c "TRUNCATE events"`,
 	] {

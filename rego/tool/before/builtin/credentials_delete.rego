@@ -37,6 +37,17 @@ _deleted_credentials contains p if {
 	not config.path_excepted(p)
 }
 
+# The same act through a file tool that deletes (Cursor's delete_file,
+# Augment's remove-files, an apply_patch Delete File).
+_deleted_credentials contains p if {
+	input.ahp.tool.family == "file_edit"
+	_deletes_files
+	some p in input.ahp.tool.paths
+	_credential_target(p)
+	not p.inside_workspace
+	not config.path_excepted(p)
+}
+
 _credential_target(p) if {
 	paths.credential_file(p)
 	p.credential != "history" # a shell history is the user's to clear

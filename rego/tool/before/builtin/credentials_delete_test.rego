@@ -43,3 +43,13 @@ test_delete_credentials_evasions_denied if {
 		denies(bash(c), "dev.ahp-opa.fs.delete-credentials")
 	}
 }
+
+test_delete_credentials_file_tool_denied if {
+	denies(tool("delete_file", {"target_file": "/home/dev/.ssh/id_ed25519"}), "dev.ahp-opa.fs.delete-credentials")
+	denies(tool("remove-files", {"file_paths": "~/.aws/credentials"}), "dev.ahp-opa.fs.delete-credentials")
+}
+
+test_delete_credentials_file_tool_lookalikes_allowed if {
+	lookalike_allowed(tool("delete_file", {"target_file": "/home/dev/repo/tmp/id_test"}), "dev.ahp-opa.fs.delete-credentials")
+	lookalike_allowed(tool("delete_file", {"target_file": "/home/dev/.ssh/id_ed25519.pub"}), "dev.ahp-opa.fs.delete-credentials")
+}

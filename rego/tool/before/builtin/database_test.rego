@@ -53,3 +53,14 @@ test_destructive_statement_lookalikes_allowed if {
 	}
 	lookalike_allowed(mcp("postgres", "query", {"sql": "SELECT 1"}), "dev.ahp-opa.db.destructive-statement")
 }
+
+# A production target written in a way no row knows makes a guessed
+# destroying act sure (internal/effects/production.go).
+test_production_target_destroy_denied if {
+	denies(bash(`redis-cli -h cache.prod.internal --scan --pattern '*' | xargs -n 100 redis-cli -h cache.prod.internal DEL`), "dev.ahp-opa.effect.store-destroy")
+}
+
+test_production_target_destroy_lookalikes_allowed if {
+	lookalike_allowed(bash(`redis-cli -h cache.staging.internal DEL session:42`), "dev.ahp-opa.effect.store-destroy")
+	lookalike_allowed(bash(`redis-cli -h cache.prod.internal GET session:42`), "dev.ahp-opa.effect.store-destroy")
+}

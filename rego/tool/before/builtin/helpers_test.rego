@@ -113,7 +113,16 @@ test_empty_and_odd_inputs_allowed if {
 	allowed(bash(42))
 	allowed(codex([1, {"a": "b"}, "rm"]))
 	allowed(tool("Bash", {}))
-	allowed(tool("Read", {"file_path": 3, "paths": "~/.ssh/id_rsa"}))
+	allowed(tool("Read", {"file_path": 3, "paths": {"a": "~/.ssh/id_rsa"}}))
+}
+
+# A list field sent as one string is a list of one (Copilot CLI's grep
+# sends paths so), and a one-path field sent as a list names each path.
+test_field_shapes_read_alike if {
+	denies(tool("grep", {"pattern": "aws_secret_access_key", "paths": "~/.aws", "output_mode": "content"}), "dev.ahp-opa.secrets.credential-dir")
+	denies(tool("grep", {"pattern": "aws_secret_access_key", "paths": ["~/.aws"], "output_mode": "content"}), "dev.ahp-opa.secrets.credential-dir")
+	denies(tool("Read", {"file_path": ["README.md", "~/.ssh/id_rsa"]}), "dev.ahp-opa.secrets.ssh-private-key")
+	allowed(tool("grep", {"pattern": "TODO", "paths": "src", "output_mode": "content"}))
 }
 
 test_raw_events_without_enrichment_are_allowed if {

@@ -127,3 +127,13 @@ test_chmod_unsafe_single_files if {
 		lookalike_allowed(bash(c), "dev.ahp-opa.privilege.chmod-unsafe")
 	}
 }
+
+# The Docker Engine API over its socket is docker run (internal/enrich/api.go).
+test_engine_api_host_mount_denied if {
+	denies(bash(`curl --unix-socket /var/run/docker.sock -X POST http://localhost/containers/create -d '{"Image":"alpine","HostConfig":{"Binds":["/:/host"],"Privileged":true}}'`), "dev.ahp-opa.privilege.container-host")
+}
+
+test_engine_api_lookalikes_allowed if {
+	lookalike_allowed(bash(`curl --unix-socket /var/run/docker.sock http://localhost/containers/json`), "dev.ahp-opa.privilege.container-host")
+	lookalike_allowed(bash(`curl --unix-socket /var/run/docker.sock -X POST http://localhost/containers/create -d '{"Image":"alpine","HostConfig":{"Binds":["/home/dev/repo:/src"]}}'`), "dev.ahp-opa.privilege.container-host")
+}

@@ -390,3 +390,58 @@ _scanner_file(p) if {
 }
 
 _scanner_file(p) if p.base in {".gitleaks.toml", "dependabot.yml", "dependabot.yaml", ".semgrep.yml", ".trivyignore", ".secrets.baseline"}
+
+# METADATA
+# title: CI workflow that runs untrusted code with the repository's access
+# description: |
+#   Denies writing a CI workflow that widens what outside code can reach:
+#   a pull_request_target or workflow_run trigger that checks out the
+#   pull request's own head (anyone's fork then runs with the repository's
+#   secrets and a write token), or a job given permissions: write-all.
+#   A pull_request_target that only labels or comments without checking
+#   out the head, and read-only or scoped permissions, are allowed.
+# custom:
+#   severity: critical
+#   code: dev.ahp-opa.config.ci-access-widened
+violation contains {
+	"reason": concat(" ", [
+		"Blocked a CI workflow that lets code from outside the repository run with its secrets and write access (pull_request_target checking out the pull request's head, or permissions: write-all).",
+		"Use the pull_request trigger for untrusted code and give each job only the permissions it needs, or ask the user to review the workflow.",
+	]),
+	"code": "dev.ahp-opa.config.ci-access-widened",
+	"trigger": trigger,
+} if {
+	_ci_may_change
+	some trigger in _ci_widened
+}
+
+_ci_widened contains concat("", [input.ahp.tool.name, " ", p.raw, ": ", why]) if {
+	input.ahp.writes
+	some p in tools.written
+	_ci_file(p)
+	not config.path_excepted(p)
+	some text in tools.content
+	some why in _ci_widens(text)
+}
+
+_ci_widened contains concat("", [input.ahp.tool.name, " ", path, ": ", why]) if {
+	input.ahp.tool.mcp
+	some [path, text] in _pushed_files
+	_ci_file({"path": path, "base": _base(path)})
+	some why in _ci_widens(text)
+}
+
+_ci_widens(text) := {why |
+	some why in ["a privileged trigger runs the pull request's code", "permissions: write-all"]
+	_ci_widen(text, why)
+}
+
+# A privileged trigger that checks out the pull request's code.
+_ci_widen(text, "a privileged trigger runs the pull request's code") if {
+	regex.match(`(?m)^[\s+-]*(on\s*:.*\b|-\s*|)(pull_request_target|workflow_run)\b`, text)
+	regex.match(`(?i)(github\.event\.pull_request\.head\.(sha|ref)|github\.head_ref|refs/pull/|github\.event\.workflow_run\.head_(sha|branch))`, text)
+}
+
+_ci_widen(text, "permissions: write-all") if {
+	regex.match(`(?m)^[\s+]*permissions\s*:\s*["']?write-all\b`, text)
+}
