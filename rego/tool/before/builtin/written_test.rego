@@ -268,6 +268,11 @@ test_ci_access_widened_denied if {
 	denies(tool("mcp__github__create_or_update_file", {"owner": "a", "repo": "b", "branch": "main", "path": ".github/workflows/t.yml", "content": "on:\n  workflow_run:\n    workflows: [ci]\njobs:\n  t:\n    steps:\n      - uses: actions/checkout@v4\n        with:\n          ref: ${{ github.event.workflow_run.head_sha }}\n", "message": "ci"}), "dev.ahp-opa.config.ci-access-widened")
 }
 
+# A job's own permissions widen access as the workflow's do.
+test_ci_access_widened_for_one_job_denied if {
+	denies(tool("Write", {"file_path": "/home/dev/repo/.github/workflows/release.yml", "content": "on: push\njobs:\n  r:\n    permissions: write-all\n    runs-on: ubuntu-latest\n    steps:\n      - run: make\n"}), "dev.ahp-opa.config.ci-access-widened")
+}
+
 test_ci_access_widened_lookalikes_allowed if {
 	lookalike_allowed(tool("Write", {"file_path": "/home/dev/repo/.github/workflows/label.yml", "content": "on: pull_request_target\npermissions:\n  pull-requests: write\njobs:\n  l:\n    runs-on: ubuntu-latest\n    steps:\n      - uses: actions/labeler@v5\n"}), "dev.ahp-opa.config.ci-access-widened")
 	lookalike_allowed(tool("Write", {"file_path": "/home/dev/repo/.github/workflows/ci.yml", "content": "on: pull_request\npermissions:\n  contents: read\njobs:\n  t:\n    steps:\n      - uses: actions/checkout@v4\n        with:\n          ref: ${{ github.event.pull_request.head.sha }}\n"}), "dev.ahp-opa.config.ci-access-widened")
