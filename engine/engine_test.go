@@ -109,6 +109,43 @@ func TestDecideCollectsAcrossPackages(t *testing.T) {
 	}
 }
 
+// A team's own rule speaks before the built-in library's, whatever its
+// package is called; the library's match is still listed after it.
+func TestTeamRulesSpeakBeforeLibrary(t *testing.T) {
+	t.Parallel()
+	const rule = `deny contains {"reason": "team: no terraform destroy", "code": "com.example.tf"} if {
+	contains(input.tool.input.command, "terraform destroy")
+}
+`
+	tests := []struct {
+		name, pkg string
+	}{
+		{name: "package after builtin", pkg: "ahp.tool.before.myteam"},
+		{name: "package before builtin", pkg: "ahp.tool.before.acme"},
+		{name: "root package", pkg: "ahp.tool.before"},
+		{name: "look-alike of the library's name", pkg: "ahp.tool.before.builtins"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			e := New(Options{Home: "/home/dev", EvalTimeout: testEvalTimeout})
+			e.Activate(builtinSnapshot(t, map[string]string{"team.rego": "package " + tt.pkg + "\n" + rule}, CompileOptions{}))
+			d, err := judge(t, e, event("Bash", map[string]any{"command": "terraform destroy -auto-approve"}))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, m := range d.Matches {
+				got = append(got, m.Package+" "+m.Code)
+			}
+			want := []string{tt.pkg + " com.example.tf", "ahp.tool.before.builtin dev.ahp-opa.infra.teardown"}
+			if strings.Join(got, "|") != strings.Join(want, "|") {
+				t.Errorf("matches = %q, want %q", got, want)
+			}
+		})
+	}
+}
+
 func TestMalformedDenyStillDenies(t *testing.T) {
 	t.Parallel()
 	e := loaded(t, Options{}, map[string]string{"m.rego": `package ahp.tool.before.m

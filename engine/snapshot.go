@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -226,9 +225,7 @@ func (s *Snapshot) Decide(ctx context.Context, input ast.Value) (Decision, error
 			return d, err
 		}
 	}
-	slices.SortFunc(d.Matches, func(a, b Match) int {
-		return cmp.Or(cmp.Compare(a.Package, b.Package), cmp.Compare(a.Code, b.Code), cmp.Compare(a.Reason, b.Reason))
-	})
+	slices.SortFunc(d.Matches, compareMatches)
 	return d, s.settle(&d)
 }
 

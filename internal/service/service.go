@@ -142,6 +142,13 @@ func New(ctx context.Context, cfg config.Config, opts Options) (s *Service, err 
 		log = slog.New(slog.DiscardHandler)
 	}
 	s = &Service{opts: opts, log: log, cfg: cfg, loaded: cfg}
+	// Which policies answer is the first thing a user needs to know: a
+	// --policy without --with-builtin drops the whole library.
+	if msg, warn := cfg.PolicyNotice(); warn {
+		log.Warn(msg, "library", "off")
+	} else {
+		log.Info(msg, "library", "on")
+	}
 	s.ctx, s.cancel = context.WithCancel(ctx)
 	defer func() {
 		if err != nil {

@@ -431,20 +431,28 @@ func TestSources(t *testing.T) {
 		policy            []string
 		withBuiltin       bool
 		builtin, userRule bool
+		notice            string // the start-up line saying which policies answer
 	}{
-		{"nothing: the built-in library", nil, false, true, false},
-		{"--policy alone", []string{dir}, false, false, true},
-		{"--policy --with-builtin", []string{dir}, true, true, true},
+		{"nothing: the built-in library", nil, false, true, false, `level=INFO msg="policies: the built-in library only; add your own rules with --policy PATH --with-builtin" library=on`},
+		{"--policy alone", []string{dir}, false, false, true, `level=WARN msg="policies: your own rules only, the built-in library is off`},
+		{"--policy --with-builtin", []string{dir}, true, true, true, `level=INFO msg="policies: your own rules and the built-in library" library=on`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			cfg := config.Default()
 			cfg.Policy, cfg.WithBuiltin = c.policy, c.withBuiltin
-			svc, err := service.New(context.Background(), cfg, service.Options{})
+			log, buf := logger()
+			svc, err := service.New(context.Background(), cfg, service.Options{Logger: log})
 			if err != nil {
 				t.Fatal(err)
 			}
 			defer svc.Close()
+			if !strings.Contains(buf.String(), c.notice) {
+				t.Errorf("log lacks %s:\n%s", c.notice, buf.String())
+			}
+			if !c.builtin && !strings.Contains(buf.String(), "add --with-builtin") {
+				t.Errorf("the warning does not say how to keep the library:\n%s", buf.String())
+			}
 			rules := strings.Join(svc.Engine().Snapshot().Rules, " ")
 			if strings.Contains(rules, "builtin") != c.builtin || strings.Contains(rules, ".p.deny") != c.userRule {
 				t.Errorf("rules %s", rules)
