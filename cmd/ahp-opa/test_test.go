@@ -68,15 +68,24 @@ func TestTestCommand(t *testing.T) {
 			contains: []string{"PASS: 1/1"},
 		},
 		{
-			name:  "no tests",
-			files: map[string]string{"p.rego": passingPolicy},
+			name:     "no tests says so",
+			files:    map[string]string{"p.rego": passingPolicy},
+			contains: []string{"no tests found in "},
 		},
 		{
 			name:     "no tests, fail on empty",
 			files:    map[string]string{"p.rego": passingPolicy},
 			opts:     testOptions{failOnEmpty: true},
 			exit:     1,
-			contains: []string{"no tests were run"},
+			contains: []string{"no tests found in "},
+		},
+		{
+			name: "tests of the library without it name the flag",
+			files: map[string]string{
+				"p_test.rego": "package x_test\nimport data.ahp.tool.before.builtin\ntest_lib if { count(builtin.deny) == 0 with input as {} }\n",
+			},
+			exit:     2,
+			contains: []string{"FAIL: 1/1", "loaded only with --with-builtin: run ahp-opa test --with-builtin "},
 		},
 		{
 			name: "error",
@@ -152,8 +161,8 @@ func TestTestCommand(t *testing.T) {
 	}
 }
 
-// TestBuiltinAndExamplesPass runs the embedded library's tests and the
-// example policy with the library, as the documentation tells users to.
+// TestBuiltinAndExamplesPass runs the embedded library's tests and every
+// example policy's, as the documentation tells users to.
 // The quick run takes one family of the library's tests through the
 // command (the rego package runs all of them); the long run takes all.
 func TestBuiltinAndExamplesPass(t *testing.T) {
@@ -167,6 +176,9 @@ func TestBuiltinAndExamplesPass(t *testing.T) {
 	}{
 		{nil, builtin},
 		{[]string{"../../examples/policy"}, testOptions{withBuiltin: true}},
+		{[]string{"../../examples/quickstart"}, testOptions{failOnEmpty: true}},
+		{[]string{"../../examples/session"}, testOptions{failOnEmpty: true}},
+		{[]string{"../../examples/agents"}, testOptions{failOnEmpty: true}},
 	} {
 		var out bytes.Buffer
 		if err := runTests(context.Background(), &out, c.paths, c.opts); err != nil {
