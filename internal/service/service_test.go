@@ -488,3 +488,30 @@ func TestLiveKeysDocumented(t *testing.T) {
 		}
 	}
 }
+
+// TestPerCallNoticeIsQuiet: a process per call (ahp-opa hook) writes to
+// the agent's log, so the note on which policies answer stays at debug
+// level there instead of repeating at every tool call.
+func TestPerCallNoticeIsQuiet(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "p.rego"), []byte("package ahp.tool.before.p\n\ndeny contains \"p\" if input.tool.name == \"P\"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg := config.Default()
+	cfg.Policy = []string{dir}
+	for _, perCall := range []bool{false, true} {
+		log, buf := logger()
+		svc, err := service.New(context.Background(), cfg, service.Options{Logger: log, Lazy: true, PerCall: perCall})
+		if err != nil {
+			t.Fatal(err)
+		}
+		svc.Close()
+		want := "level=WARN msg=\"policies: your own rules only"
+		if perCall {
+			want = "level=DEBUG msg=\"policies: your own rules only"
+		}
+		if !strings.Contains(buf.String(), want) {
+			t.Errorf("PerCall %v: log lacks %s:\n%s", perCall, want, buf.String())
+		}
+	}
+}
