@@ -199,8 +199,14 @@ func TestCompileRejects(t *testing.T) {
 		want      string
 		is        error
 	}{
-		{name: "no deny rule", src: "package ahp.tool_before\ndeny contains 1 if true", is: ErrNoDenyRules},
-		{name: "deny outside the root", src: "package ahp.tool.after\ndeny contains 1 if true", is: ErrNoDenyRules},
+		{name: "no deny rule", src: "package ahp.tool_before\ndeny contains 1 if true", is: ErrNoDenyRules,
+			want: `deny is defined in ahp.tool_before; did you mean package ahp.tool.before?`},
+		{name: "misspelt package below the root", src: "package ahp.tool.befor.team\ndeny contains 1 if true", is: ErrNoDenyRules,
+			want: `deny is defined in ahp.tool.befor.team; did you mean package ahp.tool.before.team?`},
+		{name: "deny outside the root", src: "package ahp.tool.after\ndeny contains 1 if true", is: ErrNoDenyRules,
+			want: "deny is defined in ahp.tool.after"},
+		{name: "no rule named deny", src: "package ahp.tool.before.x\nallow := true", is: ErrNoDenyRules,
+			want: "no rule is named deny (packages found: ahp.tool.before.x)"},
 		{name: "boolean deny", src: "package ahp.tool.before.x\ndeny if true", want: "x.rego:2: rego_compile_error: deny must be a set rule"},
 		{name: "http.send unavailable", src: "package ahp.tool.before.x\ndeny contains r if { r := http.send({}) }", want: "undefined function http.send"},
 		{name: "net.cidr_contains unavailable", src: "package ahp.tool.before.x\ndeny contains \"r\" if net.cidr_contains(\"10.0.0.0/8\", \"10.1.1.1\")", want: "undefined function net.cidr_contains"},

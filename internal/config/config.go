@@ -197,7 +197,7 @@ func Load(fs *pflag.FlagSet, configPath string, environ func() []string) (Config
 		return "default"
 	}
 	if err != nil {
-		return Config{}, locateDecodeError(err, where)
+		return Config{}, locateDecodeError(err, where, k.Get)
 	}
 	if err := checkLibrary(cfg.Library, where); err != nil {
 		return Config{}, err
