@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -21,7 +22,15 @@ import (
 	"github.com/ahp-opa/ahp-opa/internal/config"
 	"github.com/ahp-opa/ahp-opa/internal/daemon"
 	"github.com/ahp-opa/ahp-opa/internal/pathread"
+	"github.com/ahp-opa/ahp-opa/internal/suggest"
 )
+
+// unknownAgent names the agents there are, and the one meant if name is
+// a typo of it.
+func unknownAgent(name string) error {
+	names := slices.Sorted(maps.Keys(agents))
+	return fmt.Errorf("%w %q: want one of %s%s", ErrUnknownAgent, name, strings.Join(names, ", "), suggest.DidYouMean(name, names))
+}
 
 // Errors callers branch on.
 var (
@@ -192,7 +201,7 @@ var agents = map[string]agent{
 func Path(o Options) (string, error) {
 	a, ok := agents[o.Agent]
 	if !ok {
-		return "", fmt.Errorf("%w %q", ErrUnknownAgent, o.Agent)
+		return "", unknownAgent(o.Agent)
 	}
 	switch o.Scope {
 	case User, "":
@@ -214,7 +223,7 @@ func Path(o Options) (string, error) {
 func Apply(o Options) (Result, error) {
 	a, ok := agents[o.Agent]
 	if !ok {
-		return Result{}, fmt.Errorf("%w %q", ErrUnknownAgent, o.Agent)
+		return Result{}, unknownAgent(o.Agent)
 	}
 	path, err := Path(o)
 	if err != nil {

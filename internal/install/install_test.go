@@ -360,6 +360,15 @@ func TestPaths(t *testing.T) {
 	if _, err := Path(Options{Agent: "vim", Home: "/h"}); !errors.Is(err, ErrUnknownAgent) {
 		t.Errorf("unknown agent: %v", err)
 	}
+	// The error lists the agents there are, and the one a typo meant.
+	for name, want := range map[string]string{
+		"claude": `unknown agent "claude": want one of claude-code, codex, copilot, cursor, gemini-cli`,
+		"cursr":  `want one of claude-code, codex, copilot, cursor, gemini-cli; did you mean "cursor"?`,
+	} {
+		if _, err := Apply(Options{Agent: name, Home: t.TempDir()}); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("unknown agent %s: %v, want %s", name, err, want)
+		}
+	}
 }
 
 func TestIsOurCommand(t *testing.T) {
