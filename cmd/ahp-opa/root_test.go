@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestRootEdges (issue 30): --version works like `version`, help shows a
@@ -44,5 +45,19 @@ func TestRootEdges(t *testing.T) {
 	}
 	if on, err := eval.Flags().GetBool("with-builtin"); err != nil || !on {
 		t.Errorf("--with-builtin alone: %v, %v", on, err)
+	}
+}
+
+// TestLogDurationsReadable: JSON logs carry a duration as "218ms", not as
+// nanoseconds.
+func TestLogDurationsReadable(t *testing.T) {
+	var out bytes.Buffer
+	log, err := newLogger(&out, "info", "json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	log.Info("policy loaded", "duration", 218*time.Millisecond)
+	if !strings.Contains(out.String(), `"duration":"218ms"`) {
+		t.Errorf("log line %s", out.String())
 	}
 }
