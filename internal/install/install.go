@@ -537,6 +537,7 @@ func (a agent) edit(doc *object, add []entry, uninstall bool) error {
 		managed = append([]string{a.pre}, a.observe...)
 	}
 	events := slices.Clone(managed)
+	removed := false // a handler of ours was taken out
 	if uninstall {
 		for _, ev := range hooks.keys {
 			if !slices.Contains(events, ev) {
@@ -564,6 +565,7 @@ func (a agent) edit(doc *object, add []entry, uninstall bool) error {
 		if !ours {
 			continue
 		}
+		removed = true
 		if len(kept) > 0 {
 			hooks.set(ev, mustRaw(kept))
 		} else {
@@ -584,7 +586,11 @@ func (a agent) edit(doc *object, add []entry, uninstall bool) error {
 			doc.set("version", json.RawMessage("1"))
 		}
 	}
-	if _, had := doc.get("hooks"); had || len(hooks.keys) > 0 {
+	switch _, had := doc.get("hooks"); {
+	case uninstall && removed && len(hooks.keys) == 0:
+		// Emptied by taking ours out: leave no {"hooks": {}} behind.
+		doc.del("hooks")
+	case had || len(hooks.keys) > 0:
 		doc.set("hooks", mustRaw(hooks))
 	}
 	return nil

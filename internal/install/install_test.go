@@ -264,6 +264,41 @@ func TestUninstallWithoutFileChangesNothing(t *testing.T) {
 	}
 }
 
+// TestUninstallLeavesNoEmptyHooks (issue 30): uninstalling from a file
+// install created leaves no {"hooks": {}}, while a user's own empty
+// hooks object, which held nothing of ours, stays as it was.
+func TestUninstallLeavesNoEmptyHooks(t *testing.T) {
+	for _, agent := range []string{"claude-code", "gemini-cli", "codex", "cursor", "copilot"} {
+		t.Run(agent, func(t *testing.T) {
+			o := opts(t, agent)
+			if _, err := Apply(o); err != nil {
+				t.Fatal(err)
+			}
+			o.Uninstall = true
+			res, err := Apply(o)
+			if err != nil || !res.Changed {
+				t.Fatalf("%+v, %v", res, err)
+			}
+			data, err := os.ReadFile(res.Path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if strings.Contains(string(data), `"hooks"`) {
+				t.Errorf("after uninstall %s holds:\n%s", res.Path, data)
+			}
+		})
+	}
+	o := opts(t, "claude-code")
+	path := plant(t, o, `{"hooks": {}, "model": "x"}`)
+	o.Uninstall = true
+	if res, err := Apply(o); err != nil || res.Changed {
+		t.Fatalf("%+v, %v", res, err)
+	}
+	if data, _ := os.ReadFile(path); string(data) != `{"hooks": {}, "model": "x"}` {
+		t.Errorf("a file with nothing of ours changed: %s", data)
+	}
+}
+
 func TestUnparsableFileUntouched(t *testing.T) {
 	for name, content := range map[string]string{
 		"trailing comma":             `{"hooks": {},}`,
