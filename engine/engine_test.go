@@ -110,39 +110,36 @@ func TestDecideCollectsAcrossPackages(t *testing.T) {
 }
 
 // A team's own rule speaks before the built-in library's, whatever its
-// package is called; the library's match is still listed after it.
+// package is called; the library's match is still listed after it. One
+// policy holds every case: each compile of the library costs seconds.
 func TestTeamRulesSpeakBeforeLibrary(t *testing.T) {
 	t.Parallel()
 	const rule = `deny contains {"reason": "team: no terraform destroy", "code": "com.example.tf"} if {
 	contains(input.tool.input.command, "terraform destroy")
 }
 `
-	tests := []struct {
-		name, pkg string
-	}{
-		{name: "package after builtin", pkg: "ahp.tool.before.myteam"},
-		{name: "package before builtin", pkg: "ahp.tool.before.acme"},
-		{name: "root package", pkg: "ahp.tool.before"},
-		{name: "look-alike of the library's name", pkg: "ahp.tool.before.builtins"},
+	files := map[string]string{}
+	for _, pkg := range []string{
+		"ahp.tool.before.myteam",   // sorts after builtin
+		"ahp.tool.before.acme",     // sorts before it
+		"ahp.tool.before",          // the root
+		"ahp.tool.before.builtins", // a look-alike of the library's name
+	} {
+		files[pkg+".rego"] = "package " + pkg + "\n" + rule
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			e := New(Options{Home: "/home/dev", EvalTimeout: testEvalTimeout})
-			e.Activate(builtinSnapshot(t, map[string]string{"team.rego": "package " + tt.pkg + "\n" + rule}, CompileOptions{}))
-			d, err := judge(t, e, event("Bash", map[string]any{"command": "terraform destroy -auto-approve"}))
-			if err != nil {
-				t.Fatal(err)
-			}
-			var got []string
-			for _, m := range d.Matches {
-				got = append(got, m.Package+" "+m.Code)
-			}
-			want := []string{tt.pkg + " com.example.tf", "ahp.tool.before.builtin dev.ahp-opa.infra.teardown"}
-			if strings.Join(got, "|") != strings.Join(want, "|") {
-				t.Errorf("matches = %q, want %q", got, want)
-			}
-		})
+	e := New(Options{Home: "/home/dev", EvalTimeout: testEvalTimeout})
+	e.Activate(builtinSnapshot(t, files, CompileOptions{}))
+	d, err := judge(t, e, event("Bash", map[string]any{"command": "terraform destroy -auto-approve"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, m := range d.Matches {
+		got = append(got, m.Package)
+	}
+	want := []string{"ahp.tool.before", "ahp.tool.before.acme", "ahp.tool.before.builtins", "ahp.tool.before.myteam", "ahp.tool.before.builtin"}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("matches from %q, want %q", got, want)
 	}
 }
 

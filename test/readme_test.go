@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -98,6 +99,21 @@ func TestReadmeShape(t *testing.T) {
 	}
 	if !regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(first[len(first)-1]) + `$`).Match(ci) {
 		t.Errorf(".ci/run does not run the README's test command %q", first[len(first)-1])
+	}
+	// What it is for comes before any tour, with AHP explained and linked,
+	// and the first tour is the one most newcomers need: their agent's hook.
+	readme, err := os.ReadFile(filepath.Join(repoRoot(t), "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	intro, _, _ := strings.Cut(string(readme), "\n## ")
+	for _, want := range []string{"Claude Code", "https://github.com/agenthooksprotocol/agent-hooks-protocol", "docs/block-a-tool.md"} {
+		if !strings.Contains(intro, want) {
+			t.Errorf("README's first screen lacks %q", want)
+		}
+	}
+	if tours := slices.IndexFunc(blocks[1:], func(b readmeBlock) bool { return b.lang == "sh" }); tours < 0 || blocks[1+tours].section != "Guard the agents you already run" {
+		t.Errorf("README's first tour is not the native hooks one")
 	}
 	seen := map[string]bool{}
 	for _, b := range blocks[1:] {
