@@ -7,6 +7,7 @@
 package install
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -331,8 +332,7 @@ func Apply(o Options) (Result, error) {
 		if o.Now != nil {
 			now = o.Now
 		}
-		res.Backup = path + ".ahp-opa-backup-" + now().UTC().Format("20060102T150405.000000000Z")
-		if err := writeNew(res.Backup, old, 0o600, owner); err != nil {
+		if res.Backup, err = backup(path, old, now(), owner); err != nil {
 			os.Remove(tmp)
 			return res, fmt.Errorf("install: backup: %w; nothing was changed", err)
 		}
@@ -342,6 +342,37 @@ func Apply(o Options) (Result, error) {
 		return res, fmt.Errorf("install: %w", err)
 	}
 	return res, nil
+}
+
+// backupSuffix joins a settings file's name and the time of its backup.
+const backupSuffix = ".ahp-opa-backup-"
+
+// maxBackupsCompared bounds the earlier backups read to find one that
+// already holds content: a directory of thousands must not slow install.
+const maxBackupsCompared = 32
+
+// backup keeps content, the file at path before a change: in an earlier
+// backup that holds the same bytes, else in a new one. Installing and
+// uninstalling again and again so leaves two backups, not one per run.
+func backup(path string, content []byte, now time.Time, owner *ownership) (string, error) {
+	dir, base := filepath.Split(path)
+	if entries, err := os.ReadDir(filepath.Clean(dir)); err == nil {
+		compared := 0
+		for _, e := range slices.Backward(entries) { // newest first: the names sort by time
+			if !strings.HasPrefix(e.Name(), base+backupSuffix) || !e.Type().IsRegular() {
+				continue
+			}
+			if compared++; compared > maxBackupsCompared {
+				break
+			}
+			p := filepath.Join(dir, e.Name())
+			if b, ok, err := readBounded(p); err == nil && ok && bytes.Equal(b, content) {
+				return p, nil
+			}
+		}
+	}
+	name := path + backupSuffix + now.UTC().Format("20060102T150405.000000000Z")
+	return name, writeNew(name, content, 0o600, owner)
 }
 
 // killedMeans is what an agent does with a call whose hook it killed.

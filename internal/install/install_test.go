@@ -264,6 +264,34 @@ func TestUninstallWithoutFileChangesNothing(t *testing.T) {
 	}
 }
 
+// TestBackupsDoNotPileUp (issue 30): installing and uninstalling again
+// and again stops adding backups once each content the file takes has
+// one (the original, installed, uninstalled), and the original stays kept.
+func TestBackupsDoNotPileUp(t *testing.T) {
+	o := opts(t, "claude-code")
+	path := plant(t, o, existing["claude-code"])
+	counts := map[int]int{}
+	var first string
+	for i := range 8 {
+		o.Uninstall = i%2 == 1
+		o.Now = func() time.Time { return time.Date(2026, 12, 2, 18, i, 0, 0, time.UTC) }
+		res, err := Apply(o)
+		if err != nil || !res.Changed || res.Backup == "" {
+			t.Fatalf("run %d: %+v, %v", i, res, err)
+		}
+		if i == 0 {
+			first = res.Backup
+		}
+		counts[i] = len(backups(t, path))
+	}
+	if counts[3] > 3 || counts[7] != counts[3] {
+		t.Errorf("backups after each run: %v; want at most 3, and none more after the second cycle", counts)
+	}
+	if b, _ := os.ReadFile(first); string(b) != existing["claude-code"] {
+		t.Errorf("the first backup is not the original file:\n%s", b)
+	}
+}
+
 // TestUninstallLeavesNoEmptyHooks (issue 30): uninstalling from a file
 // install created leaves no {"hooks": {}}, while a user's own empty
 // hooks object, which held nothing of ours, stays as it was.
