@@ -255,6 +255,7 @@ deny contains {"reason": "Team rule: no terraform destroy.", "code": "com.exampl
 	cases := []struct {
 		name     string
 		args     []string
+		event    string // default: terraform destroy
 		code     string
 		want     []string
 		wantNone []string
@@ -266,11 +267,18 @@ deny contains {"reason": "Team rule: no terraform destroy.", "code": "com.exampl
 			wantNone: []string{"library is off"}},
 		{name: "library alone", code: "dev.ahp-opa.infra.teardown",
 			want: []string{"policies: the built-in library only"}},
+		// A deny with no effect recognised must not read "effects: none".
+		{name: "deny without effects", event: "../examples/events/no-verify.json", code: "dev.ahp-opa.git.no-verify",
+			want: []string{"effects: none recognised in the effects table"}, wantNone: []string{"effects: none\n"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			out, res := evalRun(t, "", append(append([]string{"--explain"}, c.args...), event)...)
+			ev := event
+			if c.event != "" {
+				ev = c.event
+			}
+			out, res := evalRun(t, "", append(append([]string{"--explain"}, c.args...), ev)...)
 			if got := compactReply(t, out); len(got.effects) != 1 || got.effects[0]["code"] != c.code {
 				t.Errorf("answer %s, want a deny by %s", out, c.code)
 			}
