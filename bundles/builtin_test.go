@@ -10,14 +10,21 @@ import (
 
 	"github.com/open-policy-agent/opa/v1/loader"
 
+	"github.com/ahp-opa/ahp-opa/internal/testkit"
 	"github.com/ahp-opa/ahp-opa/rego"
 )
 
 // TestParseBuiltinMatchesLoader: the parallel parse of the embedded
 // library gives what OPA's loader gives (load), module for module, with
-// the same revision, and with tests the same test modules.
+// the same revision, and with tests the same test modules. With the tests
+// it parses the library's whole test suite twice (a minute under -race on
+// a busy machine): that half is a long test.
 func TestParseBuiltinMatchesLoader(t *testing.T) {
-	for _, tests := range []bool{false, true} {
+	variants := []bool{false}
+	if testkit.LongEnabled() {
+		variants = append(variants, true)
+	}
+	for _, tests := range variants {
 		want, err := load(loader.NewFileLoader().WithFS(rego.FS), []string{"."}, LoadOptions{Tests: tests, Limits: Limits{}.WithDefaults()})
 		if err != nil {
 			t.Fatal(err)
@@ -57,7 +64,11 @@ func sameModules(t *testing.T, got, want map[string]*ast.Module) {
 
 // TestBuiltinWithTests: the library with its tests serves the same modules
 // under the same revision, and its test modules carry the same prefix.
+//
+// Long: it parses the library's test suite, which the quick run already
+// does through cmd/ahp-opa's TestBuiltinAndExamplesPass and rego's tests.
 func TestBuiltinWithTests(t *testing.T) {
+	testkit.RequireLong(t)
 	plain, err := Builtin()
 	if err != nil {
 		t.Fatal(err)

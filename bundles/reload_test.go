@@ -304,3 +304,35 @@ func TestReloadPrepare(t *testing.T) {
 		t.Errorf("error %v", ev.Err)
 	}
 }
+
+// TestReloadDirectoryComesBack (issue 30): a policy directory deleted and
+// put back is reported as the failure was, whether its content is the
+// same or new, and the answers follow it.
+func TestReloadDirectoryComesBack(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		reason  string
+		outcome bundles.Outcome
+	}{
+		{"same content", "a1", bundles.Unchanged},
+		{"new content", "a2", bundles.Activated},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			dir := filepath.Join(t.TempDir(), "policies")
+			s := newStand(t, bundles.Options{Paths: oneFile(t, dir), RescanInterval: -1})
+			must(t, os.RemoveAll(dir))
+			s.rl.Reload()
+			s.waitEvent(bundles.Failed, 0)
+			put(t, filepath.Join(dir, "a.rego"), rule("a", "A", c.reason))
+			s.rl.Reload()
+			ev := s.waitMatch("a recovery", func(ev bundles.Event) bool { return ev.Recovered })
+			if ev.Outcome != c.outcome {
+				t.Errorf("recovery outcome %s, want %s", ev.Outcome, c.outcome)
+			}
+			if got := s.reasons("A"); !equalStrings(got, []string{c.reason}) {
+				t.Errorf("answers %q, want %q", got, c.reason)
+			}
+		})
+	}
+}

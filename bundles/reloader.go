@@ -144,7 +144,8 @@ const (
 // Event describes one reload attempt.
 type Event struct {
 	Outcome Outcome
-	// Source says what changed: "local", "bundle NAME", or both.
+	// Source says what changed: "local", "bundle NAME", or both;
+	// "builtin" for the built-in library alone.
 	Source string
 	// Revision of the policy activated or refused; "" when it could not
 	// be read.
@@ -155,6 +156,10 @@ type Event struct {
 	Modules  int
 	Duration time.Duration
 	Err      error
+	// Recovered is set on the first load of the local sources that
+	// succeeds after one failed (a deleted directory come back, a broken
+	// file fixed), so that a recovery is reported as the failure was.
+	Recovered bool
 }
 
 // Status is the state of the policy sources, for health and metrics
@@ -205,6 +210,7 @@ type Reloader struct {
 	// Owned by the builder.
 	localFP      fingerprint
 	localPart    *Policy
+	localBroken  bool // the last read of the local sources failed
 	seenGen      uint64
 	activeDigest string
 	failedDigest string // the content refused last, and why
@@ -428,7 +434,7 @@ func (r *Reloader) build(ctx context.Context) error {
 	start := time.Now()
 	var sources []string
 	var files []string
-	localChanged := false
+	localChanged, recovered := false, false
 	var localErr error
 	if len(r.opts.Paths) > 0 {
 		fp := fingerprintPaths(r.opts.Paths, r.opts.VerifyTests, r.opts.Limits.WithDefaults().MaxFileBytes)
@@ -439,12 +445,13 @@ func (r *Reloader) build(ctx context.Context) error {
 			if err != nil {
 				// Keep the last local policy that loaded: a remote update
 				// in the same build still goes through.
-				localErr = err
+				localErr, r.localBroken = err, true
 				r.record(Event{Outcome: Failed, Source: "local", Files: files, Duration: time.Since(start), Err: err})
 				files = nil
 			} else {
 				r.localPart, localChanged = p, true
 				sources = append(sources, "local")
+				recovered, r.localBroken = r.localBroken, false
 			}
 		}
 	}
@@ -482,7 +489,10 @@ func (r *Reloader) build(ctx context.Context) error {
 	for _, name := range slices.Sorted(maps.Keys(remote)) {
 		parts = append(parts, remote[name])
 	}
-	ev := Event{Source: strings.Join(sources, "+"), Files: files}
+	if len(sources) == 0 && r.builtin != nil {
+		sources = append(sources, "builtin")
+	}
+	ev := Event{Source: strings.Join(sources, "+"), Files: files, Recovered: recovered}
 	fail := func(err error) error {
 		ev.Outcome, ev.Err, ev.Duration = Failed, err, time.Since(start)
 		r.record(ev)
@@ -534,6 +544,9 @@ func (r *Reloader) record(ev Event) {
 	if len(ev.Files) > 0 {
 		attrs = append(attrs, "files", logFiles(ev.Files))
 	}
+	if ev.Recovered {
+		attrs = append(attrs, "recovered", true)
+	}
 	now := time.Now()
 	r.mu.Lock()
 	r.status.Reloads[ev.Outcome]++
@@ -552,6 +565,8 @@ func (r *Reloader) record(ev Event) {
 		r.readyOnce.Do(func() { close(r.ready) })
 	case ev.Outcome == Activated:
 		r.log.Info("policy reloaded", attrs...)
+	case ev.Outcome == Unchanged && ev.Recovered:
+		r.log.Info("policy readable again, unchanged", attrs...)
 	case ev.Outcome == Unchanged:
 		r.log.Debug("policy reload found no change", attrs...)
 	case quiet:

@@ -1,7 +1,9 @@
 package engine
 
 import (
+	"cmp"
 	"fmt"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/open-policy-agent/opa/v1/ast"
@@ -21,8 +23,9 @@ const MaxReasonBytes = 1024
 
 // Decision is what the policy said about one event.
 type Decision struct {
-	// Matches holds every deny, in deterministic order: by package, then
-	// code, then reason. The first one speaks for the decision.
+	// Matches holds every deny, in deterministic order: a team's own
+	// packages before the built-in library's, then by package, code and
+	// reason. The first one speaks for the decision.
 	Matches  []Match
 	Revision string
 	// Errors are the deny rule sets that failed for this event, shadowed
@@ -176,4 +179,29 @@ func (d Decision) Effect() transport.Effect {
 		Code:       first.Code,
 		Extensions: ext,
 	}
+}
+
+// compareMatches orders matches so that a team's own rules speak before
+// the built-in library: a rule a team wrote for its case says more than
+// the library's general one about the same call.
+func compareMatches(a, b Match) int {
+	return cmp.Or(
+		cmp.Compare(fromLibrary(a.Package), fromLibrary(b.Package)),
+		cmp.Compare(a.Package, b.Package),
+		cmp.Compare(a.Code, b.Code),
+		cmp.Compare(a.Reason, b.Reason),
+	)
+}
+
+// libraryPackage is the package path, without "data.", of the built-in
+// library's deny set.
+const libraryPackage = "ahp.tool.before.builtin"
+
+// fromLibrary gives 1 for a package of the built-in library, 0 otherwise,
+// so that it sorts after every other.
+func fromLibrary(pkg string) int {
+	if pkg == libraryPackage || strings.HasPrefix(pkg, libraryPackage+".") {
+		return 1
+	}
+	return 0
 }

@@ -109,6 +109,40 @@ func TestDecideCollectsAcrossPackages(t *testing.T) {
 	}
 }
 
+// A team's own rule speaks before the built-in library's, whatever its
+// package is called; the library's match is still listed after it. One
+// policy holds every case: each compile of the library costs seconds.
+func TestTeamRulesSpeakBeforeLibrary(t *testing.T) {
+	t.Parallel()
+	const rule = `deny contains {"reason": "team: no terraform destroy", "code": "com.example.tf"} if {
+	contains(input.tool.input.command, "terraform destroy")
+}
+`
+	files := map[string]string{}
+	for _, pkg := range []string{
+		"ahp.tool.before.myteam",   // sorts after builtin
+		"ahp.tool.before.acme",     // sorts before it
+		"ahp.tool.before",          // the root
+		"ahp.tool.before.builtins", // a look-alike of the library's name
+	} {
+		files[pkg+".rego"] = "package " + pkg + "\n" + rule
+	}
+	e := New(Options{Home: "/home/dev", EvalTimeout: testEvalTimeout})
+	e.Activate(builtinSnapshot(t, files, CompileOptions{}))
+	d, err := judge(t, e, event("Bash", map[string]any{"command": "terraform destroy -auto-approve"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, m := range d.Matches {
+		got = append(got, m.Package)
+	}
+	want := []string{"ahp.tool.before", "ahp.tool.before.acme", "ahp.tool.before.builtins", "ahp.tool.before.myteam", "ahp.tool.before.builtin"}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("matches from %q, want %q", got, want)
+	}
+}
+
 func TestMalformedDenyStillDenies(t *testing.T) {
 	t.Parallel()
 	e := loaded(t, Options{}, map[string]string{"m.rego": `package ahp.tool.before.m
@@ -162,8 +196,14 @@ func TestCompileRejects(t *testing.T) {
 		want      string
 		is        error
 	}{
-		{name: "no deny rule", src: "package ahp.tool_before\ndeny contains 1 if true", is: ErrNoDenyRules},
-		{name: "deny outside the root", src: "package ahp.tool.after\ndeny contains 1 if true", is: ErrNoDenyRules},
+		{name: "no deny rule", src: "package ahp.tool_before\ndeny contains 1 if true", is: ErrNoDenyRules,
+			want: `deny is defined in ahp.tool_before; did you mean package ahp.tool.before?`},
+		{name: "misspelt package below the root", src: "package ahp.tool.befor.team\ndeny contains 1 if true", is: ErrNoDenyRules,
+			want: `deny is defined in ahp.tool.befor.team; did you mean package ahp.tool.before.team?`},
+		{name: "deny outside the root", src: "package ahp.tool.after\ndeny contains 1 if true", is: ErrNoDenyRules,
+			want: "deny is defined in ahp.tool.after"},
+		{name: "no rule named deny", src: "package ahp.tool.before.x\nallow := true", is: ErrNoDenyRules,
+			want: "no rule is named deny (packages found: ahp.tool.before.x)"},
 		{name: "boolean deny", src: "package ahp.tool.before.x\ndeny if true", want: "x.rego:2: rego_compile_error: deny must be a set rule"},
 		{name: "http.send unavailable", src: "package ahp.tool.before.x\ndeny contains r if { r := http.send({}) }", want: "undefined function http.send"},
 		{name: "net.cidr_contains unavailable", src: "package ahp.tool.before.x\ndeny contains \"r\" if net.cidr_contains(\"10.0.0.0/8\", \"10.1.1.1\")", want: "undefined function net.cidr_contains"},

@@ -383,17 +383,18 @@ func TestShadowIDsAreChecked(t *testing.T) {
 		files   map[string]string
 		want    string
 		notWant string
+		long    bool // each case compiles the library: several seconds under -race
 	}{
 		{name: "misspelt code", shadow: []string{"dev.ahp-opa.git.force-psh"},
 			want: `unknown shadow id "dev.ahp-opa.git.force-psh": not a deny code or a package of the policy; did you mean "dev.ahp-opa.git.force-push"?`},
-		{name: "misspelt package", shadow: []string{"ahp.tool.before.buitlin"}, want: `did you mean "ahp.tool.before.builtin"?`},
-		{name: "letters swapped", shadow: []string{"dev.ahp-opa.git.froce-push"}, want: `did you mean "dev.ahp-opa.git.force-push"?`},
+		{name: "misspelt package", shadow: []string{"ahp.tool.before.buitlin"}, want: `did you mean "ahp.tool.before.builtin"?`, long: true},
+		{name: "letters swapped", shadow: []string{"dev.ahp-opa.git.froce-push"}, want: `did you mean "dev.ahp-opa.git.force-push"?`, long: true},
 		{name: "data. prefix and a typo", shadow: []string{"data.ahp.tool.before.builtn"}, want: `did you mean "ahp.tool.before.builtin"?`},
-		{name: "nothing near", shadow: []string{"zzz"}, want: `unknown shadow id "zzz"`, notWant: "did you mean"},
+		{name: "nothing near", shadow: []string{"zzz"}, want: `unknown shadow id "zzz"`, notWant: "did you mean", long: true},
 		// One rule for every hint (internal/suggest): at most a third of
 		// the name in edits, so a name half gone gets no wild guess.
 		{name: "too far for a guess", shadow: []string{"dev.ahp-opa.agent.co"},
-			want: `unknown shadow id "dev.ahp-opa.agent.co"`, notWant: "did you mean"},
+			want: `unknown shadow id "dev.ahp-opa.agent.co"`, notWant: "did you mean", long: true},
 		{name: "annotated rule without a code", files: map[string]string{"x.rego": `package ahp.tool.before.x
 
 # METADATA
@@ -404,6 +405,9 @@ deny contains "no code" if input.tool.name == "x"
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			if tt.long {
+				testkit.RequireLong(t)
+			}
 			_, err := Compile(context.Background(), withBuiltin(t, tt.files), CompileOptions{Shadow: tt.shadow})
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("error %v, want %q", err, tt.want)

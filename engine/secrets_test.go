@@ -55,8 +55,14 @@ func TestWriteSecretInLargeContent(t *testing.T) {
 		{"here-doc 100 KB, no secret", "Bash", cmd("cat > a.js <<'EOF'\n" + bigText(100<<10) + "EOF"), ""},
 		{"here-doc read, not written", "Bash", cmd("python3 - <<'EOF'\nprint('" + key + "')\nEOF"), ""},
 	}
+	// Each 4 MB case takes seconds under -race; the quick run keeps one
+	// per outcome, the long run every shape.
+	long := map[string]bool{"start of 4 MB content": true, "first and last line": true, "edit new_string end": true, "multi-edit, last edit": true}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			if long[tt.name] {
+				testkit.RequireLong(t)
+			}
 			d, err := judge(t, e, testkit.ToolEvent(map[string]any{"name": tt.tool, "origin": "native", "input": tt.input}))
 			if err != nil {
 				t.Fatal(err)

@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -18,6 +17,7 @@ import (
 	"github.com/ahp-opa/ahp-opa/bundles"
 	"github.com/ahp-opa/ahp-opa/internal/effects"
 	"github.com/ahp-opa/ahp-opa/internal/enrich"
+	"github.com/ahp-opa/ahp-opa/internal/suggest"
 )
 
 // DecisionRoot is where decision rules live: the event type tool.before read
@@ -187,13 +187,57 @@ func denyRules(c *ast.Compiler) ([]ast.Ref, error) {
 		return nil, fmt.Errorf("compiling policy: %w", errs)
 	}
 	if len(seen) == 0 {
-		return nil, ErrNoDenyRules
+		return nil, noDenyRules(c)
 	}
 	refs := make([]ast.Ref, 0, len(seen))
 	for _, k := range slices.Sorted(maps.Keys(seen)) {
 		refs = append(refs, seen[k])
 	}
 	return refs, nil
+}
+
+// noDenyRules is ErrNoDenyRules naming the packages the policy does
+// define, with the likely intended one: a misspelt package is the usual
+// cause, and the bare error leaves the user to find which.
+func noDenyRules(c *ast.Compiler) error {
+	withDeny, others := map[string]bool{}, map[string]bool{}
+	for _, m := range c.Modules {
+		pkg := strings.TrimPrefix(m.Package.Path.String(), "data.")
+		others[pkg] = true
+		for _, r := range m.Rules {
+			if path := r.Path(); path[len(path)-1].Equal(ast.StringTerm("deny")) {
+				withDeny[pkg] = true
+			}
+		}
+	}
+	root := strings.TrimPrefix(DecisionRoot.String(), "data.")
+	list := func(pkgs map[string]bool) string {
+		names := slices.Sorted(maps.Keys(pkgs))
+		if len(names) > 5 {
+			names = append(names[:5], fmt.Sprintf("and %d more", len(names)-5))
+		}
+		return strings.Join(names, ", ")
+	}
+	if len(withDeny) == 0 {
+		return fmt.Errorf("%w: no rule is named deny (packages found: %s)", ErrNoDenyRules, list(others))
+	}
+	hint := ""
+	n := len(DecisionRoot) - 1 // the root's segments, without data
+	for _, pkg := range slices.Sorted(maps.Keys(withDeny)) {
+		// Compare the segments that should have been the root (as many,
+		// one fewer for a lost dot, one more for an extra one): a typo
+		// there is what moved the package out of it.
+		segs := strings.Split(pkg, ".")
+		for _, k := range []int{n, n - 1, n + 1} {
+			if k > len(segs) || hint != "" {
+				continue
+			}
+			if suggest.Nearest(strings.Join(segs[:k], "."), []string{root}) != "" {
+				hint = fmt.Sprintf("; did you mean package %s?", strings.Join(append([]string{root}, segs[k:]...), "."))
+			}
+		}
+	}
+	return fmt.Errorf("%w: deny is defined in %s%s", ErrNoDenyRules, list(withDeny), hint)
 }
 
 // Decide evaluates input, the tool.before event as an AST value.
@@ -226,9 +270,7 @@ func (s *Snapshot) Decide(ctx context.Context, input ast.Value) (Decision, error
 			return d, err
 		}
 	}
-	slices.SortFunc(d.Matches, func(a, b Match) int {
-		return cmp.Or(cmp.Compare(a.Package, b.Package), cmp.Compare(a.Code, b.Code), cmp.Compare(a.Reason, b.Reason))
-	})
+	slices.SortFunc(d.Matches, compareMatches)
 	return d, s.settle(&d)
 }
 

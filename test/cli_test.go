@@ -237,3 +237,61 @@ func TestVersion(t *testing.T) {
 		t.Errorf("version output does not name protocol draft:\n%s", out)
 	}
 }
+
+// TestEvalExplainNamesPolicies (issue 30): eval --explain says which
+// policies answered and how to change it, a team's rule speaks before the
+// library's, both are listed, and no INFO log is mixed into the
+// explanation.
+func TestEvalExplainNamesPolicies(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFile(t, dir, "mine/tf.rego", `package ahp.tool.before.myteam
+
+deny contains {"reason": "Team rule: no terraform destroy.", "code": "com.example.tf"} if {
+	contains(input.tool.input.command, "terraform destroy")
+}
+`)
+	event := writeFile(t, dir, "event.json", encode(testkit.ShellEvent("evt-t1", "terraform destroy -auto-approve")))
+	cases := []struct {
+		name     string
+		args     []string
+		event    string // default: terraform destroy
+		code     string
+		want     []string
+		wantNone []string
+	}{
+		{name: "--policy alone warns", args: []string{"--policy", filepath.Join(dir, "mine")}, code: "com.example.tf",
+			want: []string{"the built-in library is off", "add --with-builtin"}},
+		{name: "team rule first, library listed", args: []string{"--policy", filepath.Join(dir, "mine"), "--with-builtin"}, code: "com.example.tf",
+			want:     []string{"policies: your own rules and the built-in library", "ahp.tool.before.myteam.deny com.example.tf", "dev.ahp-opa.infra.teardown"},
+			wantNone: []string{"library is off"}},
+		{name: "library alone", code: "dev.ahp-opa.infra.teardown",
+			want: []string{"policies: the built-in library only"}},
+		// A deny with no effect recognised must not read "effects: none".
+		{name: "deny without effects", event: "../examples/events/no-verify.json", code: "dev.ahp-opa.git.no-verify",
+			want: []string{"effects: none recognised in the effects table"}, wantNone: []string{"effects: none\n"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			ev := event
+			if c.event != "" {
+				ev = c.event
+			}
+			out, res := evalRun(t, "", append(append([]string{"--explain"}, c.args...), ev)...)
+			if got := compactReply(t, out); len(got.effects) != 1 || got.effects[0]["code"] != c.code {
+				t.Errorf("answer %s, want a deny by %s", out, c.code)
+			}
+			for _, w := range c.want {
+				if !strings.Contains(res.stderr, w) {
+					t.Errorf("stderr lacks %q:\n%s", w, res.stderr)
+				}
+			}
+			for _, w := range append(c.wantNone, `"level":"INFO"`, "level=INFO") {
+				if strings.Contains(res.stderr, w) {
+					t.Errorf("stderr has %q:\n%s", w, res.stderr)
+				}
+			}
+		})
+	}
+}

@@ -241,14 +241,14 @@ func TestHTTPServe(t *testing.T) {
 		}},
 		{name: "no token (B-HTTP-7)", token: "-", body: interceptLine("t1", "ls"), status: 401, check: challenge},
 		{name: "wrong token (B-HTTP-7)", token: "not-the-token", body: interceptLine("t2", "ls"), status: 401, check: challenge},
-		{name: "wrong content type (B-HTTP-2)", contentType: "text/plain", body: interceptLine("c1", "ls"), status: 415, check: emptyBody},
-		{name: "no content type", contentType: "-", body: interceptLine("c2", "ls"), status: 415, check: emptyBody},
+		{name: "wrong content type (B-HTTP-2)", contentType: "text/plain", body: interceptLine("c1", "ls"), status: 415, check: says("Content-Type: application/json")},
+		{name: "no content type", contentType: "-", body: interceptLine("c2", "ls"), status: 415, check: says("Content-Type: application/json")},
 		{name: "GET (B-HTTP-5)", method: "GET", status: 405, check: func(t *testing.T, r hsReply) {
 			if r.header.Get("Allow") != "POST" {
 				t.Errorf("Allow = %q, want POST", r.header.Get("Allow"))
 			}
 		}},
-		{name: "over the body limit (B-HTTP-8)", body: encode(big), status: 413, check: emptyBody},
+		{name: "over the body limit (B-HTTP-8)", body: encode(big), status: 413, check: says("larger than")},
 		{name: "no redirect for a trailing slash (B-HTTP-5)", path: "/ahp/", body: interceptLine("r1", "ls"), status: 404},
 		{name: "healthz", method: "GET", path: "/healthz", token: "-", status: 200},
 		{name: "readyz", method: "GET", path: "/readyz", token: "-", status: 200},
@@ -301,6 +301,16 @@ func TestHTTPServe(t *testing.T) {
 	}
 	if strings.Contains(hs.stderr.String(), hsToken) {
 		t.Errorf("the token reached the log (B-HTTP-7)")
+	}
+}
+
+// says checks that a refusal explains itself in its body.
+func says(text string) func(*testing.T, hsReply) {
+	return func(t *testing.T, r hsReply) {
+		t.Helper()
+		if !strings.Contains(r.body, text) {
+			t.Errorf("body %q, want one saying %q", r.body, text)
+		}
 	}
 }
 

@@ -328,11 +328,11 @@ func (h *HTTP) serveAHP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if !IsJSON(r.Header.Get("Content-Type")) {
-		ex.reject(http.StatusUnsupportedMediaType)
+		ex.reject(http.StatusUnsupportedMediaType, "send the JSON-RPC message with Content-Type: application/json")
 		return
 	}
 	if r.ContentLength > h.maxBody {
-		ex.reject(http.StatusRequestEntityTooLarge)
+		ex.reject(http.StatusRequestEntityTooLarge, h.tooLarge())
 		return
 	}
 	body = getBuffer()
@@ -341,10 +341,10 @@ func (h *HTTP) serveAHP(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		var tooLarge *http.MaxBytesError
 		if errors.As(err, &tooLarge) {
-			ex.reject(http.StatusRequestEntityTooLarge)
+			ex.reject(http.StatusRequestEntityTooLarge, h.tooLarge())
 		} else {
 			h.log.Debug("http: reading request body failed", "remote", r.RemoteAddr, "err", err)
-			ex.reject(http.StatusBadRequest)
+			ex.reject(http.StatusBadRequest, "the request body could not be read")
 		}
 		return
 	}
@@ -414,10 +414,17 @@ func (ex *exchange) record(status, code int) {
 	}
 }
 
-// reject answers with a status and no body.
-func (ex *exchange) reject(status int) {
+// reject answers with a status and one line of plain text saying what
+// to change: an empty 415 or 413 leaves the caller guessing.
+func (ex *exchange) reject(status int, why string) {
 	ex.h.log.Debug("http: request refused", "remote", ex.r.RemoteAddr, "status", status)
-	ex.send(status, 0, nil)
+	ex.w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	ex.send(status, 0, []byte(why+"\n"))
+}
+
+// tooLarge says what a 413 means here.
+func (h *HTTP) tooLarge() string {
+	return fmt.Sprintf("the request body is larger than %d bytes (max_body_bytes)", h.maxBody)
 }
 
 // respond sends the answer to a message: 202 with no body for a
@@ -546,8 +553,9 @@ func (h *HTTP) unauthorized(w http.ResponseWriter, r *http.Request) {
 
 func methodNotAllowed(w http.ResponseWriter, allow string) {
 	w.Header().Set("Allow", allow)
-	w.Header().Set("Content-Length", "0")
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	w.WriteHeader(http.StatusMethodNotAllowed)
+	io.WriteString(w, "method not allowed here: use "+allow+"\n")
 }
 
 // IsJSON reports whether a Content-Type is application/json with no

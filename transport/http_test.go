@@ -193,6 +193,7 @@ func TestHTTPStatuses(t *testing.T) {
 		code        int    // JSON-RPC error code, 0 for a result
 		denied      bool
 		allow       string // expected Allow header
+		says        string // a refusal's plain-text body holds this
 	}{
 		{name: "intercept no objection (B-HTTP-3)", body: req, status: 200, id: `"e1"`},
 		{name: "intercept deny (B-HTTP-3)", body: request(`"e1"`, withTool("Danger"), deny), status: 200, id: `"e1"`, denied: true},
@@ -222,19 +223,19 @@ func TestHTTPStatuses(t *testing.T) {
 		{name: "evaluation failure", body: request(`"e1"`, withTool("Boom"), deny), status: 200, id: `"e1"`, code: ahp.CodeBackendInternalError},
 		{name: "panic becomes -32004", body: request(`"e1"`, withTool("Panic"), deny), status: 200, id: `"e1"`, code: ahp.CodeBackendInternalError},
 
-		{name: "no content type", contentType: "-", body: req, status: 415},
-		{name: "text/plain", contentType: "text/plain", body: req, status: 415},
+		{name: "no content type", contentType: "-", body: req, status: 415, says: "Content-Type: application/json"},
+		{name: "text/plain", contentType: "text/plain", body: req, status: 415, says: "Content-Type: application/json"},
 		{name: "other charset", contentType: json + "; charset=latin1", body: req, status: 415},
 		{name: "other parameter", contentType: json + "; profile=x", body: req, status: 415},
 		{name: "json-seq", contentType: "application/json-seq", body: req, status: 415},
 		{name: "malformed content type", contentType: "application/json; charset", body: req, status: 415},
 
-		{name: "GET on the endpoint", method: http.MethodGet, status: 405, allow: "POST"},
-		{name: "PUT on the endpoint", method: http.MethodPut, body: req, status: 405, allow: "POST"},
+		{name: "GET on the endpoint", method: http.MethodGet, status: 405, allow: "POST", says: "use POST"},
+		{name: "PUT on the endpoint", method: http.MethodPut, body: req, status: 405, allow: "POST", says: "use POST"},
 		{name: "HEAD on the endpoint", method: http.MethodHead, status: 405, allow: "POST"},
 
-		{name: "body over the limit", body: req + strings.Repeat(" ", DefaultMaxBodyBytes), status: 413},
-		{name: "chunked body over the limit", body: req + strings.Repeat(" ", DefaultMaxBodyBytes), chunked: true, status: 413},
+		{name: "body over the limit", body: req + strings.Repeat(" ", DefaultMaxBodyBytes), status: 413, says: "larger than"},
+		{name: "chunked body over the limit", body: req + strings.Repeat(" ", DefaultMaxBodyBytes), chunked: true, status: 413, says: "larger than"},
 
 		{name: "trailing slash is not the endpoint (no redirect)", path: "/ahp/", body: req, status: 404},
 		{name: "dot segments are not cleaned (no redirect)", path: "/x/../ahp", body: req, status: 404},
@@ -281,7 +282,12 @@ func TestHTTPStatuses(t *testing.T) {
 				t.Errorf("Allow = %q, want %q", r.header.Get("Allow"), tt.allow)
 			}
 			if tt.id == "" {
-				if path == "/ahp" && len(r.body) != 0 {
+				// A refusal says in a line of text what to change;
+				// an accepted notification has no body (B-HTTP-4).
+				switch {
+				case tt.says != "" && !bytes.Contains(r.body, []byte(tt.says)):
+					t.Errorf("body = %q, want one saying %q", r.body, tt.says)
+				case tt.status == http.StatusAccepted && len(r.body) != 0:
 					t.Errorf("body = %q, want none", r.body)
 				}
 				return

@@ -22,13 +22,38 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/ahp-opa/ahp-opa/internal/adapters"
 	"github.com/ahp-opa/ahp-opa/internal/daemon"
 )
 
+// usage is what --help prints, and what a wrong command line is told.
+var usage = `Usage:
+  ahp-opa-hook [flags] AGENT   decide one native hook payload (stdin) for AGENT:
+                               ` + strings.Join(adapters.Names, ", ") + `
+  ahp-opa-hook [flags] ahp     answer AHP stdio messages, one per line (a per_event backend)
+
+Flags:
+  --policy PATH      Rego path (.rego file, directory or bundle), repeatable;
+                     default: the built-in library
+  --with-builtin     serve the built-in library alongside --policy
+  --config FILE      YAML configuration file
+  --fail-open        answer "no decision" instead of a deny when none can be
+                     made (not with ahp)
+  --no-daemon        decide in a process of its own (ahp-opa hook) instead of
+                     asking the per-user decision daemon
+  --timeout D        deadline for one answer (default ` + daemon.DefaultHookTimeout.String() + `)
+  --idle-timeout D   how long a daemon this hook starts stays up unused
+  -h, --help         print this help
+
+ahp-opa install AGENT registers this hook in the agent's settings.
+`
+
 type options struct {
+	help        bool
 	agent       string
 	failOpen    bool
 	noDaemon    bool
@@ -41,6 +66,9 @@ type options struct {
 
 func parseArgs(args []string) (options, error) {
 	o := options{timeout: daemon.DefaultHookTimeout}
+	if err := o.fromEnv(os.Getenv); err != nil {
+		return o, err
+	}
 	value := func(i *int, name string) (string, error) {
 		if *i+1 >= len(args) {
 			return "", fmt.Errorf("%s needs a value", name)
@@ -52,6 +80,9 @@ func parseArgs(args []string) (options, error) {
 		a := args[i]
 		var err error
 		switch a {
+		case "-h", "--help":
+			o.help = true
+			return o, nil
 		case "--fail-open":
 			o.failOpen = true
 		case "--no-daemon":
@@ -69,11 +100,13 @@ func parseArgs(args []string) (options, error) {
 		case "--timeout":
 			var v string
 			if v, err = value(&i, a); err == nil {
-				o.timeout, err = time.ParseDuration(v)
+				if o.timeout, err = time.ParseDuration(v); err != nil {
+					err = fmt.Errorf("--timeout %q: want a duration such as 9s", v)
+				}
 			}
 		default:
 			if len(a) > 0 && a[0] == '-' {
-				return o, fmt.Errorf("unknown flag %s", a)
+				return o, fmt.Errorf("unknown flag %s (ahp-opa-hook --help lists them)", a)
 			}
 			if o.agent != "" {
 				return o, fmt.Errorf("one agent only, got %s and %s", o.agent, a)
@@ -85,12 +118,32 @@ func parseArgs(args []string) (options, error) {
 		}
 	}
 	if o.agent == "" {
-		return o, errors.New("usage: ahp-opa-hook [--fail-open] [--config FILE] [--policy PATH]... AGENT")
+		return o, errors.New("no agent given (ahp-opa-hook --help lists the agents and flags)")
 	}
 	if o.agent == daemon.AgentAHP && o.failOpen {
 		return o, errors.New("--fail-open does not apply to ahp: the harness's failurePolicy decides what a failure means")
 	}
 	return o, nil
+}
+
+// fromEnv applies hook.no_daemon and hook.fail_open set as AHP_OPA_HOOK__*
+// variables, as every other command reads them; flags given later win.
+// The timeout stays the flag's alone: install reads it from the command
+// line to register a longer one with the agent.
+func (o *options) fromEnv(getenv func(string) string) error {
+	for _, b := range []struct {
+		name string
+		to   *bool
+	}{{"AHP_OPA_HOOK__NO_DAEMON", &o.noDaemon}, {"AHP_OPA_HOOK__FAIL_OPEN", &o.failOpen}} {
+		if v := getenv(b.name); v != "" {
+			on, err := strconv.ParseBool(v)
+			if err != nil {
+				return fmt.Errorf("%s=%q: want true or false", b.name, v)
+			}
+			*b.to = on
+		}
+	}
+	return nil
 }
 
 // launch resolves the configuration against the working directory:
@@ -143,7 +196,10 @@ func findFull() (string, error) {
 }
 
 func main() {
-	if o, err := parseArgs(os.Args[1:]); o.agent == daemon.AgentAHP {
+	if o, err := parseArgs(os.Args[1:]); err == nil && o.help {
+		fmt.Print(usage)
+		return
+	} else if o.agent == daemon.AgentAHP {
 		if err == nil {
 			err = serveAHP(o)
 		}

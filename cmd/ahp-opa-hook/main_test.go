@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/ahp-opa/ahp-opa/internal/testkit"
 )
@@ -47,6 +48,56 @@ func TestParseArgs(t *testing.T) {
 	for _, bad := range [][]string{{}, {"--policy"}, {"a", "b"}, {"--nope", "a"}, {"--timeout", "x", "a"}} {
 		if _, err := parseArgs(bad); err == nil {
 			t.Errorf("parseArgs(%q) accepted", bad)
+		}
+	}
+}
+
+// TestHelpAndUsage (issue 30): --help is help, not an unknown flag, and
+// the usage names every flag parseArgs takes, the ahp mode, the agents and
+// the default timeout.
+func TestHelpAndUsage(t *testing.T) {
+	for _, args := range [][]string{{"--help"}, {"-h"}, {"claude-code", "--help"}} {
+		if o, err := parseArgs(args); err != nil || !o.help {
+			t.Errorf("parseArgs(%q) = %+v, %v; want help", args, o, err)
+		}
+	}
+	for _, want := range []string{"--policy", "--with-builtin", "--config", "--fail-open", "--no-daemon", "--timeout", "--idle-timeout",
+		"--help", " ahp ", "claude-code, codex, gemini-cli, cursor, copilot", "(default 9s)"} {
+		if !strings.Contains(usage, want) {
+			t.Errorf("usage lacks %q:\n%s", want, usage)
+		}
+	}
+	if _, err := parseArgs([]string{"--timeout", "soon", "codex"}); err == nil || !strings.Contains(err.Error(), `"soon"`) {
+		t.Errorf("a bad --timeout is not echoed: %v", err)
+	}
+}
+
+// TestEnvDefaults: AHP_OPA_HOOK__NO_DAEMON and __FAIL_OPEN set the hook's
+// keys, as for every other command; the timeout is the flag's alone.
+func TestEnvDefaults(t *testing.T) {
+	tests := []struct {
+		env      map[string]string
+		noDaemon bool
+		failOpen bool
+		timeout  string
+		err      string
+	}{
+		{env: nil, timeout: "9s"},
+		{env: map[string]string{"AHP_OPA_HOOK__NO_DAEMON": "1", "AHP_OPA_HOOK__FAIL_OPEN": "true", "AHP_OPA_HOOK__TIMEOUT": "3s"},
+			noDaemon: true, failOpen: true, timeout: "9s"},
+		{env: map[string]string{"AHP_OPA_HOOK__NO_DAEMON": "maybe"}, err: `AHP_OPA_HOOK__NO_DAEMON="maybe"`},
+	}
+	for _, tt := range tests {
+		o := options{timeout: 9 * time.Second}
+		err := o.fromEnv(func(k string) string { return tt.env[k] })
+		if tt.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tt.err) {
+				t.Errorf("%v: err = %v, want %s", tt.env, err, tt.err)
+			}
+			continue
+		}
+		if err != nil || o.noDaemon != tt.noDaemon || o.failOpen != tt.failOpen || o.timeout.String() != tt.timeout {
+			t.Errorf("%v: %+v, %v", tt.env, o, err)
 		}
 	}
 }

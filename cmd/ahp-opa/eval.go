@@ -49,6 +49,11 @@ Exit status: 0 for a result (no objection or deny), 1 for an error response.`,
 			if err != nil {
 				return err
 			}
+			if explain != "" && !cmd.Flags().Changed("log-level") && cfg.LogLevel == config.Default().LogLevel {
+				// The explanation is the output: routine INFO lines would
+				// only be mixed into it; warnings still show.
+				cfg.LogLevel = "warn"
+			}
 			log, err := newLogger(os.Stderr, cfg.LogLevel, cfg.LogFormat)
 			if err != nil {
 				return err
@@ -84,6 +89,8 @@ Exit status: 0 for a result (no objection or deny), 1 for an error response.`,
 			switch explain {
 			case "":
 			case "rules":
+				notice, _ := cfg.PolicyNotice()
+				fmt.Fprintln(cmd.ErrOrStderr(), notice)
 				if err := explainDecision(cmd.Context(), cmd.ErrOrStderr(), eng, data); err != nil {
 					return err
 				}

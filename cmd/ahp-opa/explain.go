@@ -135,9 +135,6 @@ func writeExplanation(ctx context.Context, w io.Writer, eng *engine.Engine, data
 		if f.Shadowed {
 			note = " [shadow: would deny, not answered]"
 		}
-		if f.Shadowed {
-			note = " [shadow: would deny, not answered]"
-		}
 		fmt.Fprintf(w, "  %s: %s %s%s\n", f.Location, f.Rule, what, note)
 		if f.Title != "" {
 			fmt.Fprintf(w, "      %s\n", f.Title)
@@ -213,7 +210,8 @@ func writeEffects(w io.Writer, input ast.Value) {
 	case arr == nil:
 		return // the policy does not read them
 	case arr.Len() == 0:
-		fmt.Fprintln(w, "effects: none")
+		// Said so that it does not read as "nothing happened" after a deny.
+		fmt.Fprintln(w, "effects: none recognised in the effects table (rules may still judge the call itself)")
 		return
 	}
 	shell, _ := termAt(ahp, "shell").(ast.Object)

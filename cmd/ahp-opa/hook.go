@@ -89,7 +89,7 @@ func runHook(ctx context.Context, fs *pflag.FlagSet, configPath, agent string, s
 	// The policy loads on the first tool.before (Lazy), so that
 	// observations and unreadable payloads never compile a policy; the
 	// reloader outlives the request that starts it.
-	svc, err := service.New(context.WithoutCancel(ctx), cfg, service.Options{Logger: log, Lazy: true, WaitRemote: true, AuditLog: true})
+	svc, err := service.New(context.WithoutCancel(ctx), cfg, service.Options{Logger: log, Lazy: true, PerCall: true, WaitRemote: true, AuditLog: true})
 	if err != nil {
 		// Run still answers as it does for every failure: a deny for a
 		// tool call, "no decision" for an observation.

@@ -30,7 +30,7 @@ func newLogHandler(w io.Writer, level, format string) (slog.Handler, error) {
 	if err := lvl.UnmarshalText([]byte(level)); err != nil {
 		return nil, fmt.Errorf("configuration: log_level %q: want debug, info, warn or error", level)
 	}
-	opts := &slog.HandlerOptions{Level: lvl}
+	opts := &slog.HandlerOptions{Level: lvl, ReplaceAttr: readableDuration}
 	switch strings.ToLower(format) {
 	case "auto":
 		if isTerminal(w) {
@@ -52,4 +52,14 @@ func isTerminal(w io.Writer) bool {
 	}
 	fi, err := f.Stat()
 	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+// readableDuration writes a duration as Go spells it ("218ms"), not as the
+// nanoseconds JSON would otherwise carry (218084000), which nobody reads
+// right at a glance.
+func readableDuration(_ []string, a slog.Attr) slog.Attr {
+	if a.Value.Kind() == slog.KindDuration {
+		return slog.String(a.Key, a.Value.Duration().String())
+	}
+	return a
 }

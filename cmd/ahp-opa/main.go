@@ -13,6 +13,7 @@ import (
 
 	"github.com/ahp-opa/ahp-opa/engine"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 // exitError ends the process with a status and no further message: what
@@ -88,19 +89,50 @@ func main() {
 	// Before any command can evaluate Rego: OPA's builtin table has no lock.
 	engine.InstallRegexPrefilter()
 	pauseGC()
-	root := &cobra.Command{
-		Use:           "ahp-opa",
-		Short:         "Agent Hooks Protocol backend that decides tool calls with Rego",
-		SilenceUsage:  true,
-		SilenceErrors: true,
-	}
-	root.AddCommand(serveCommand(), evalCommand(), replayCommand(), registrationCommand(), testCommand(), versionCommand(), hookCommand(), installCommand(), daemonCommand())
-	if err := root.Execute(); err != nil {
+	if err := rootCommand().Execute(); err != nil {
 		var exit exitError
 		if errors.As(err, &exit) {
 			os.Exit(exit.code)
 		}
 		fmt.Fprintln(os.Stderr, "ahp-opa:", err)
 		os.Exit(1)
+	}
+}
+
+// rootCommand is the whole command tree.
+func rootCommand() *cobra.Command {
+	root := &cobra.Command{
+		Use:           "ahp-opa",
+		Short:         "Agent Hooks Protocol backend that decides tool calls with Rego",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		Version:       versionText(),
+	}
+	root.SetVersionTemplate("{{.Version}}")
+	root.AddCommand(serveCommand(), evalCommand(), replayCommand(), registrationCommand(), testCommand(), versionCommand(), hookCommand(), installCommand(), daemonCommand())
+	plainBoolFlags(root)
+	return root
+}
+
+// plainBool hides IsBoolFlag from pflag's usage, which since v1.1 prints
+// every boolean flag as --x[=true|false]; --x alone still means true.
+type plainBool struct{ pflag.Value }
+
+// plainBoolFlags makes every boolean flag of cmd and its subcommands,
+// --help included, read as --x in help.
+func plainBoolFlags(cmd *cobra.Command) {
+	cmd.InitDefaultHelpFlag()
+	cmd.InitDefaultVersionFlag()
+	for _, fs := range []*pflag.FlagSet{cmd.Flags(), cmd.PersistentFlags()} {
+		fs.VisitAll(func(f *pflag.Flag) {
+			if f.Value.Type() == "bool" {
+				if _, done := f.Value.(plainBool); !done {
+					f.Value = plainBool{f.Value}
+				}
+			}
+		})
+	}
+	for _, c := range cmd.Commands() {
+		plainBoolFlags(c)
 	}
 }

@@ -11,7 +11,7 @@ import (
 // addEngineFlags declares the flags every command that decides shares.
 func addEngineFlags(fs *pflag.FlagSet) {
 	fs.StringSlice("policy", nil, "Rego `path` (.rego file, directory or OPA bundle .tar.gz), repeatable; default: the built-in library")
-	fs.Bool("with-builtin", false, "serve the built-in library alongside --policy")
+	fs.Bool("with-builtin", false, "use the built-in library alongside --policy (without it, --policy replaces the library)")
 	fs.String("log-level", "info", "debug, info, warn or error")
 	fs.String("log-format", "auto", "auto (text on a terminal, JSON otherwise), text or json")
 	fs.Duration("eval-timeout", engine.DefaultEvalTimeout, "deadline for one policy evaluation")

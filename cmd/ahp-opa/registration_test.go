@@ -334,24 +334,26 @@ func TestRegistrationPerEventNeedsTheClient(t *testing.T) {
 	}
 }
 
-// TestReadmeRegistration: the document README shows under "Use it from a
-// harness" is exactly what the command shown above it prints, and it
-// passes the official schema.
+// TestReadmeRegistration: the document README shows under "Use it from an
+// AHP harness" is exactly what the command shown above it prints (run from
+// a checkout in /home/you/ahp-opa), and it passes the official schema.
 func TestReadmeRegistration(t *testing.T) {
 	readme, err := os.ReadFile("../../README.md")
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, section, ok := strings.Cut(string(readme), "## Use it from a harness")
+	_, section, ok := strings.Cut(string(readme), "## Use it from an AHP harness")
 	if !ok {
-		t.Fatal(`README has no "Use it from a harness" section`)
+		t.Fatal(`README has no "Use it from an AHP harness" section`)
 	}
 	section, _, _ = strings.Cut(section, "\n## ")
-	_, rest, ok := strings.Cut(section, "```sh\nahp-opa registration ")
+	_, rest, ok := strings.Cut(section, "\n./bin/ahp-opa registration ")
 	if !ok {
-		t.Fatal("the section shows no ahp-opa registration command")
+		t.Fatal("the section shows no ./bin/ahp-opa registration command")
 	}
 	cmdLine, rest, _ := strings.Cut(rest, "\n")
+	cmdLine = strings.ReplaceAll(cmdLine, `"$PWD/`, `"/home/you/ahp-opa/`)
+	cmdLine = strings.ReplaceAll(cmdLine, `"`, "")
 	_, doc, ok := strings.Cut(rest, "```json\n")
 	if !ok {
 		t.Fatal("no JSON block follows the command")

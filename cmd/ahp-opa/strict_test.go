@@ -64,9 +64,11 @@ func TestStrictConfig(t *testing.T) {
 		{name: "library rule id typo", doc: "library: {disabled_rules: [dev.ahp-opa.git.force-psh]}\n",
 			want: `unknown rule id "dev.ahp-opa.git.force-psh" in library.disabled_rules; did you mean "dev.ahp-opa.git.force-push"? at FILE:1`},
 		{name: "type error in file", doc: "log_level: info\neval_timeout: soon\n",
-			want: `configuration: bad value for key "eval_timeout" at FILE:2: time: invalid duration`},
+			want: `configuration: bad value for key "eval_timeout" at FILE:2: time: invalid duration (got "soon")`},
 		{name: "type error in env", env: []string{"AHP_OPA_CONCURRENCY=many"},
 			want: `configuration: bad value for key "concurrency" at environment variable AHP_OPA_CONCURRENCY:`},
+		{name: "bad duration in env echoed", env: []string{"AHP_OPA_HOOK__TIMEOUT=5x"},
+			want: `configuration: bad value for key "hook.timeout" at environment variable AHP_OPA_HOOK__TIMEOUT: time: unknown unit (got "5x")`},
 		{name: "not yaml", doc: "log_level: [\n",
 			want: `config file FILE: yaml:`},
 	}

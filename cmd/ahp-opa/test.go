@@ -7,6 +7,8 @@ import (
 	"io"
 	"maps"
 	"os"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/open-policy-agent/opa/v1/ast"
@@ -116,6 +118,7 @@ func runTests(ctx context.Context, out io.Writer, paths []string, o testOptions)
 	if err != nil {
 		return err
 	}
+	needsLibrary := !o.withBuiltin && len(paths) > 0 && readsLibrary(modules)
 	store := inmem.NewFromObject(data)
 	txn, err := store.NewTransaction(ctx)
 	if err != nil {
@@ -173,8 +176,9 @@ func runTests(ctx context.Context, out io.Writer, paths []string, o testOptions)
 	}
 
 	if len(results) == 0 {
+		// Silence would read as success: say that nothing was tested.
+		fmt.Fprintf(out, "no tests found in %s (tests are rules named test_* in the .rego files)\n", describePaths(paths))
 		if o.failOnEmpty {
-			fmt.Fprintln(out, "no tests were run")
 			return exitError{code: 1}
 		}
 		return nil
@@ -184,6 +188,10 @@ func runTests(ctx context.Context, out io.Writer, paths []string, o testOptions)
 		if !r.Pass() && !(r.Skip && o.skipZero) {
 			failed = true
 		}
+	}
+	if failed && needsLibrary {
+		fmt.Fprintf(out, "%s refers to the built-in library (data.ahp.tool.before.builtin or data.ahp.lib), which is loaded only with --with-builtin: run ahp-opa test --with-builtin %s\n",
+			describePaths(paths), strings.Join(paths, " "))
 	}
 	if o.coverage {
 		report := cov.Report(modules)
@@ -257,4 +265,38 @@ func loadTestSources(paths []string, withBuiltin bool, lim bundles.Limits) (map[
 		data = map[string]any{}
 	}
 	return modules, data, nil
+}
+
+// describePaths names what was tested, for messages.
+func describePaths(paths []string) string {
+	if len(paths) == 0 {
+		return "the built-in library"
+	}
+	return strings.Join(paths, ", ")
+}
+
+// libraryRoots are the packages of the built-in library a user's tests
+// can refer to.
+var libraryRoots = []ast.Ref{
+	ast.MustParseRef("data.ahp.tool.before.builtin"),
+	ast.MustParseRef("data.ahp.lib"),
+}
+
+// readsLibrary reports whether a module other than the library's own
+// refers to one of its packages: its tests cannot pass without it.
+func readsLibrary(modules map[string]*ast.Module) bool {
+	found := false
+	for _, m := range modules {
+		if slices.ContainsFunc(libraryRoots, m.Package.Path.HasPrefix) {
+			continue // the library itself, loaded with --with-builtin
+		}
+		ast.WalkRefs(m, func(r ast.Ref) bool {
+			found = found || slices.ContainsFunc(libraryRoots, r.HasPrefix)
+			return found
+		})
+		if found {
+			return true
+		}
+	}
+	return false
 }

@@ -68,15 +68,24 @@ func TestTestCommand(t *testing.T) {
 			contains: []string{"PASS: 1/1"},
 		},
 		{
-			name:  "no tests",
-			files: map[string]string{"p.rego": passingPolicy},
+			name:     "no tests says so",
+			files:    map[string]string{"p.rego": passingPolicy},
+			contains: []string{"no tests found in "},
 		},
 		{
 			name:     "no tests, fail on empty",
 			files:    map[string]string{"p.rego": passingPolicy},
 			opts:     testOptions{failOnEmpty: true},
 			exit:     1,
-			contains: []string{"no tests were run"},
+			contains: []string{"no tests found in "},
+		},
+		{
+			name: "tests of the library without it name the flag",
+			files: map[string]string{
+				"p_test.rego": "package x_test\nimport data.ahp.tool.before.builtin\ntest_lib if { count(builtin.deny) == 0 with input as {} }\n",
+			},
+			exit:     2,
+			contains: []string{"FAIL: 1/1", "loaded only with --with-builtin: run ahp-opa test --with-builtin "},
 		},
 		{
 			name: "error",
@@ -152,22 +161,27 @@ func TestTestCommand(t *testing.T) {
 	}
 }
 
-// TestBuiltinAndExamplesPass runs the embedded library's tests and the
-// example policy with the library, as the documentation tells users to.
-// The quick run takes one family of the library's tests through the
-// command (the rego package runs all of them); the long run takes all.
+// TestBuiltinAndExamplesPass runs the embedded library's tests and every
+// example policy's, as the documentation tells users to. The library's
+// through the command only in the long run: parsing its test suite under
+// -race costs a minute, and the rego package runs every one of them.
 func TestBuiltinAndExamplesPass(t *testing.T) {
-	builtin := testOptions{run: `builtin_test\.test_force_push_`, failOnEmpty: true}
-	if testkit.LongEnabled() {
-		builtin = testOptions{}
-	}
-	for _, c := range []struct {
+	cases := []struct {
 		paths []string
 		opts  testOptions
 	}{
-		{nil, builtin},
 		{[]string{"../../examples/policy"}, testOptions{withBuiltin: true}},
-	} {
+		{[]string{"../../examples/quickstart"}, testOptions{failOnEmpty: true}},
+		{[]string{"../../examples/session"}, testOptions{failOnEmpty: true}},
+		{[]string{"../../examples/agents"}, testOptions{failOnEmpty: true}},
+	}
+	if testkit.LongEnabled() {
+		cases = append(cases, struct {
+			paths []string
+			opts  testOptions
+		}{nil, testOptions{failOnEmpty: true}})
+	}
+	for _, c := range cases {
 		var out bytes.Buffer
 		if err := runTests(context.Background(), &out, c.paths, c.opts); err != nil {
 			t.Errorf("%v: %v\n%s", c.paths, err, out.String())

@@ -16,14 +16,16 @@ func versionCommand() *cobra.Command {
 		Short: "Print the version of ahp-opa, OPA and the protocol",
 		Args:  cobra.NoArgs,
 		Run: func(cmd *cobra.Command, _ []string) {
-			v := "(devel)"
-			if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
-				v = bi.Main.Version
-			}
-			w := cmd.OutOrStdout()
-			fmt.Fprintf(w, "ahp-opa %s\n", v)
-			fmt.Fprintf(w, "OPA %s\n", version.Version)
-			fmt.Fprintf(w, "AHP protocol %s\n", ahp.Version)
+			fmt.Fprint(cmd.OutOrStdout(), versionText())
 		},
 	}
+}
+
+// versionText is what `ahp-opa version` and `ahp-opa --version` print.
+func versionText() string {
+	v := "(devel)"
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
+		v = bi.Main.Version
+	}
+	return fmt.Sprintf("ahp-opa %s\nOPA %s\nAHP protocol %s\n", v, version.Version, ahp.Version)
 }

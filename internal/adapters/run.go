@@ -12,10 +12,11 @@ import (
 	"github.com/ahp-opa/ahp-opa/transport/ahp"
 )
 
-// DefaultTimeout bounds one hook answer when Options.Timeout is zero: well
-// under the shortest timeout an agent gives a hook by default (Copilot's
-// 30 s), and room for a cold start that compiles the built-in library.
-const DefaultTimeout = 5 * time.Second
+// DefaultTimeout bounds one hook answer when Options.Timeout is zero,
+// for `ahp-opa hook` and ahp-opa-hook alike: room for a cold start that
+// compiles the built-in library, and below the 10 s `ahp-opa install`
+// registers with an agent by default, so the hook answers first.
+const DefaultTimeout = 9 * time.Second
 
 // Decider decides a mapped tool.before event. The engine's in-process
 // decider and the daemon client implement it; its error text becomes the

@@ -197,7 +197,7 @@ func Load(fs *pflag.FlagSet, configPath string, environ func() []string) (Config
 		return "default"
 	}
 	if err != nil {
-		return Config{}, locateDecodeError(err, where)
+		return Config{}, locateDecodeError(err, where, k.Get)
 	}
 	if err := checkLibrary(cfg.Library, where); err != nil {
 		return Config{}, err
@@ -299,4 +299,25 @@ func (s Source) Load() (Config, error) {
 		environ = func() []string { return nil }
 	}
 	return Load(s.Flags, s.Path, environ)
+}
+
+// LibraryOn reports whether the built-in library is served: asked for
+// with with_builtin, or because no policy of the team's own is given.
+func (c Config) LibraryOn() bool {
+	return c.WithBuiltin || len(c.Policy) == 0 && len(c.Bundles) == 0
+}
+
+// PolicyNotice says in one sentence which policies are active and how to
+// change that. warn is true when the team's own policy replaces the
+// library, which drops its every rule without a word otherwise.
+func (c Config) PolicyNotice() (msg string, warn bool) {
+	own := len(c.Policy) > 0 || len(c.Bundles) > 0
+	switch {
+	case !own:
+		return "policies: the built-in library only; add your own rules with --policy PATH --with-builtin", false
+	case c.WithBuiltin:
+		return "policies: your own rules and the built-in library", false
+	default:
+		return "policies: your own rules only, the built-in library is off (force pushes, secret reads, rm -rf … are not checked); add --with-builtin (with_builtin: true) to keep it", true
+	}
 }

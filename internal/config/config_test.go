@@ -2,8 +2,10 @@ package config
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/spf13/pflag"
@@ -48,5 +50,23 @@ func TestTokenEnvUnderThePrefix(t *testing.T) {
 				t.Errorf("Load: %v", err)
 			}
 		})
+	}
+}
+
+// TestDecodeErrorEchoesValue: a bad value is quoted back, so the user sees
+// which source won, unless the key's name says it holds a secret.
+func TestDecodeErrorEchoesValue(t *testing.T) {
+	where := func(string) string { return "environment variable X" }
+	tests := []struct {
+		key, value, want, notWant string
+	}{
+		{key: "eval_timeout", value: "5x", want: `time: invalid duration (got "5x")`},
+		{key: "decision_logs.token", value: "s3cret-v4lue", want: "time: invalid duration", notWant: "s3cret"},
+	}
+	for _, tt := range tests {
+		err := locateDecodeError(fmt.Errorf("'%s' time: invalid duration", tt.key), where, func(string) any { return tt.value })
+		if !strings.Contains(err.Error(), tt.want) || tt.notWant != "" && strings.Contains(err.Error(), tt.notWant) {
+			t.Errorf("%s: %v", tt.key, err)
+		}
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/ahp-opa/ahp-opa/bundles"
+	"github.com/ahp-opa/ahp-opa/internal/redact"
 	"github.com/ahp-opa/ahp-opa/internal/suggest"
 )
 
@@ -157,8 +158,9 @@ func mapKeys(m map[string]bool) []string {
 var decodeKey = regexp.MustCompile(`'([A-Za-z0-9_.\[\]]+)'`)
 
 // locateDecodeError adds where each key named by a decoding error came
-// from (file and line, environment variable, or flag).
-func locateDecodeError(err error, where func(key string) string) error {
+// from (file and line, environment variable, or flag), and the value
+// given (value returns it), unless the key's name says it is a secret.
+func locateDecodeError(err error, where func(key string) string, value func(key string) any) error {
 	msg := err.Error()
 	loc := decodeKey.FindStringSubmatchIndex(msg)
 	if loc == nil {
@@ -170,6 +172,11 @@ func locateDecodeError(err error, where func(key string) string) error {
 	}
 	// What follows the key in mapstructure's report is the reason.
 	reason, _, _ := strings.Cut(strings.TrimSpace(msg[loc[1]:]), "\n")
+	// The decoder leaves the value out of its message; without it the user
+	// cannot tell which of several sources (file, variable, flag) won.
+	if v, ok := value(key).(string); ok && !redact.SecretName(key[strings.LastIndexByte(key, '.')+1:]) {
+		reason = fmt.Sprintf("%s (got %q)", reason, v)
+	}
 	return fmt.Errorf("configuration: bad value for key %q at %s: %s", key, where(key), reason)
 }
 

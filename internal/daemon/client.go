@@ -28,9 +28,10 @@ var (
 )
 
 // DefaultHookTimeout is ahp-opa-hook's own deadline for one answer
-// (--timeout): below the 10 s an agent gets registered by default, so the
-// hook answers, a deny if need be, before the agent gives up on it.
-const DefaultHookTimeout = 9 * time.Second
+// (--timeout): the same as `ahp-opa hook`'s, below the 10 s an agent gets
+// registered by default, so the hook answers, a deny if need be, before
+// the agent gives up on it.
+const DefaultHookTimeout = adapters.DefaultTimeout
 
 // DefaultStartTimeout bounds the wait for a freshly started daemon, which
 // has to load and compile the policy before it listens.

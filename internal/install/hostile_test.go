@@ -240,7 +240,7 @@ func TestAgentTimeoutFollowsConfiguredDeadline(t *testing.T) {
 		{"--timeout wins over the file", "ahp-opa hook --config " + cfg + " --timeout 12s", 13, ""},
 		{"ahp-opa-hook keeps its --timeout", "ahp-opa-hook --config " + cfg, 10, ""},
 		{"unreadable file", "ahp-opa hook --config " + filepath.Join(dir, "missing.yaml"), 10,
-			"warning: the hook's deadline could not be read from " + filepath.Join(dir, "missing.yaml") + " (it is taken as 5s): pass --agent-timeout above its hook.timeout"},
+			"warning: the hook's deadline could not be read from " + filepath.Join(dir, "missing.yaml") + " (it is taken as 9s): pass --agent-timeout above its hook.timeout"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			o := opts(t, "codex")

@@ -7,10 +7,12 @@
 package install
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -21,7 +23,15 @@ import (
 	"github.com/ahp-opa/ahp-opa/internal/config"
 	"github.com/ahp-opa/ahp-opa/internal/daemon"
 	"github.com/ahp-opa/ahp-opa/internal/pathread"
+	"github.com/ahp-opa/ahp-opa/internal/suggest"
 )
+
+// unknownAgent names the agents there are, and the one meant if name is
+// a typo of it.
+func unknownAgent(name string) error {
+	names := slices.Sorted(maps.Keys(agents))
+	return fmt.Errorf("%w %q: want one of %s%s", ErrUnknownAgent, name, strings.Join(names, ", "), suggest.DidYouMean(name, names))
+}
 
 // Errors callers branch on.
 var (
@@ -192,7 +202,7 @@ var agents = map[string]agent{
 func Path(o Options) (string, error) {
 	a, ok := agents[o.Agent]
 	if !ok {
-		return "", fmt.Errorf("%w %q", ErrUnknownAgent, o.Agent)
+		return "", unknownAgent(o.Agent)
 	}
 	switch o.Scope {
 	case User, "":
@@ -214,7 +224,7 @@ func Path(o Options) (string, error) {
 func Apply(o Options) (Result, error) {
 	a, ok := agents[o.Agent]
 	if !ok {
-		return Result{}, fmt.Errorf("%w %q", ErrUnknownAgent, o.Agent)
+		return Result{}, unknownAgent(o.Agent)
 	}
 	path, err := Path(o)
 	if err != nil {
@@ -322,8 +332,7 @@ func Apply(o Options) (Result, error) {
 		if o.Now != nil {
 			now = o.Now
 		}
-		res.Backup = path + ".ahp-opa-backup-" + now().UTC().Format("20060102T150405.000000000Z")
-		if err := writeNew(res.Backup, old, 0o600, owner); err != nil {
+		if res.Backup, err = backup(path, old, now(), owner); err != nil {
 			os.Remove(tmp)
 			return res, fmt.Errorf("install: backup: %w; nothing was changed", err)
 		}
@@ -333,6 +342,37 @@ func Apply(o Options) (Result, error) {
 		return res, fmt.Errorf("install: %w", err)
 	}
 	return res, nil
+}
+
+// backupSuffix joins a settings file's name and the time of its backup.
+const backupSuffix = ".ahp-opa-backup-"
+
+// maxBackupsCompared bounds the earlier backups read to find one that
+// already holds content: a directory of thousands must not slow install.
+const maxBackupsCompared = 32
+
+// backup keeps content, the file at path before a change: in an earlier
+// backup that holds the same bytes, else in a new one. Installing and
+// uninstalling again and again so leaves two backups, not one per run.
+func backup(path string, content []byte, now time.Time, owner *ownership) (string, error) {
+	dir, base := filepath.Split(path)
+	if entries, err := os.ReadDir(filepath.Clean(dir)); err == nil {
+		compared := 0
+		for _, e := range slices.Backward(entries) { // newest first: the names sort by time
+			if !strings.HasPrefix(e.Name(), base+backupSuffix) || !e.Type().IsRegular() {
+				continue
+			}
+			if compared++; compared > maxBackupsCompared {
+				break
+			}
+			p := filepath.Join(dir, e.Name())
+			if b, ok, err := readBounded(p); err == nil && ok && bytes.Equal(b, content) {
+				return p, nil
+			}
+		}
+	}
+	name := path + backupSuffix + now.UTC().Format("20060102T150405.000000000Z")
+	return name, writeNew(name, content, 0o600, owner)
 }
 
 // killedMeans is what an agent does with a call whose hook it killed.
@@ -528,6 +568,7 @@ func (a agent) edit(doc *object, add []entry, uninstall bool) error {
 		managed = append([]string{a.pre}, a.observe...)
 	}
 	events := slices.Clone(managed)
+	removed := false // a handler of ours was taken out
 	if uninstall {
 		for _, ev := range hooks.keys {
 			if !slices.Contains(events, ev) {
@@ -555,6 +596,7 @@ func (a agent) edit(doc *object, add []entry, uninstall bool) error {
 		if !ours {
 			continue
 		}
+		removed = true
 		if len(kept) > 0 {
 			hooks.set(ev, mustRaw(kept))
 		} else {
@@ -575,7 +617,11 @@ func (a agent) edit(doc *object, add []entry, uninstall bool) error {
 			doc.set("version", json.RawMessage("1"))
 		}
 	}
-	if _, had := doc.get("hooks"); had || len(hooks.keys) > 0 {
+	switch _, had := doc.get("hooks"); {
+	case uninstall && removed && len(hooks.keys) == 0:
+		// Emptied by taking ours out: leave no {"hooks": {}} behind.
+		doc.del("hooks")
+	case had || len(hooks.keys) > 0:
 		doc.set("hooks", mustRaw(hooks))
 	}
 	return nil

@@ -264,6 +264,69 @@ func TestUninstallWithoutFileChangesNothing(t *testing.T) {
 	}
 }
 
+// TestBackupsDoNotPileUp (issue 30): installing and uninstalling again
+// and again stops adding backups once each content the file takes has
+// one (the original, installed, uninstalled), and the original stays kept.
+func TestBackupsDoNotPileUp(t *testing.T) {
+	o := opts(t, "claude-code")
+	path := plant(t, o, existing["claude-code"])
+	counts := map[int]int{}
+	var first string
+	for i := range 8 {
+		o.Uninstall = i%2 == 1
+		o.Now = func() time.Time { return time.Date(2026, 12, 2, 18, i, 0, 0, time.UTC) }
+		res, err := Apply(o)
+		if err != nil || !res.Changed || res.Backup == "" {
+			t.Fatalf("run %d: %+v, %v", i, res, err)
+		}
+		if i == 0 {
+			first = res.Backup
+		}
+		counts[i] = len(backups(t, path))
+	}
+	if counts[3] > 3 || counts[7] != counts[3] {
+		t.Errorf("backups after each run: %v; want at most 3, and none more after the second cycle", counts)
+	}
+	if b, _ := os.ReadFile(first); string(b) != existing["claude-code"] {
+		t.Errorf("the first backup is not the original file:\n%s", b)
+	}
+}
+
+// TestUninstallLeavesNoEmptyHooks (issue 30): uninstalling from a file
+// install created leaves no {"hooks": {}}, while a user's own empty
+// hooks object, which held nothing of ours, stays as it was.
+func TestUninstallLeavesNoEmptyHooks(t *testing.T) {
+	for _, agent := range []string{"claude-code", "gemini-cli", "codex", "cursor", "copilot"} {
+		t.Run(agent, func(t *testing.T) {
+			o := opts(t, agent)
+			if _, err := Apply(o); err != nil {
+				t.Fatal(err)
+			}
+			o.Uninstall = true
+			res, err := Apply(o)
+			if err != nil || !res.Changed {
+				t.Fatalf("%+v, %v", res, err)
+			}
+			data, err := os.ReadFile(res.Path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if strings.Contains(string(data), `"hooks"`) {
+				t.Errorf("after uninstall %s holds:\n%s", res.Path, data)
+			}
+		})
+	}
+	o := opts(t, "claude-code")
+	path := plant(t, o, `{"hooks": {}, "model": "x"}`)
+	o.Uninstall = true
+	if res, err := Apply(o); err != nil || res.Changed {
+		t.Fatalf("%+v, %v", res, err)
+	}
+	if data, _ := os.ReadFile(path); string(data) != `{"hooks": {}, "model": "x"}` {
+		t.Errorf("a file with nothing of ours changed: %s", data)
+	}
+}
+
 func TestUnparsableFileUntouched(t *testing.T) {
 	for name, content := range map[string]string{
 		"trailing comma":             `{"hooks": {},}`,
@@ -359,6 +422,15 @@ func TestPaths(t *testing.T) {
 	}
 	if _, err := Path(Options{Agent: "vim", Home: "/h"}); !errors.Is(err, ErrUnknownAgent) {
 		t.Errorf("unknown agent: %v", err)
+	}
+	// The error lists the agents there are, and the one a typo meant.
+	for name, want := range map[string]string{
+		"claude": `unknown agent "claude": want one of claude-code, codex, copilot, cursor, gemini-cli`,
+		"cursr":  `want one of claude-code, codex, copilot, cursor, gemini-cli; did you mean "cursor"?`,
+	} {
+		if _, err := Apply(Options{Agent: name, Home: t.TempDir()}); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("unknown agent %s: %v, want %s", name, err, want)
+		}
 	}
 }
 

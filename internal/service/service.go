@@ -54,6 +54,10 @@ type Options struct {
 	// Lazy defers loading the policy to the first decision (or Start); a
 	// start that fails is tried again by the next one.
 	Lazy bool
+	// PerCall marks a process that lives for one call (ahp-opa hook),
+	// whose stderr is the agent's log: the start-up note saying which
+	// policies answer is logged at debug level there, not at every call.
+	PerCall bool
 	// Metrics counts decisions, reloads and sinks in Service.Metrics.
 	Metrics bool
 	// AuditLog writes audit.file records; without it the auditor still
@@ -142,6 +146,17 @@ func New(ctx context.Context, cfg config.Config, opts Options) (s *Service, err 
 		log = slog.New(slog.DiscardHandler)
 	}
 	s = &Service{opts: opts, log: log, cfg: cfg, loaded: cfg}
+	// Which policies answer is the first thing a user needs to know: a
+	// --policy without --with-builtin drops the whole library.
+	msg, warn := cfg.PolicyNotice()
+	level, library := slog.LevelInfo, "on"
+	if warn {
+		level, library = slog.LevelWarn, "off"
+	}
+	if opts.PerCall {
+		level = slog.LevelDebug
+	}
+	log.Log(ctx, level, msg, "library", library)
 	s.ctx, s.cancel = context.WithCancel(ctx)
 	defer func() {
 		if err != nil {

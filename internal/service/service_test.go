@@ -431,20 +431,28 @@ func TestSources(t *testing.T) {
 		policy            []string
 		withBuiltin       bool
 		builtin, userRule bool
+		notice            string // the start-up line saying which policies answer
 	}{
-		{"nothing: the built-in library", nil, false, true, false},
-		{"--policy alone", []string{dir}, false, false, true},
-		{"--policy --with-builtin", []string{dir}, true, true, true},
+		{"nothing: the built-in library", nil, false, true, false, `level=INFO msg="policies: the built-in library only; add your own rules with --policy PATH --with-builtin" library=on`},
+		{"--policy alone", []string{dir}, false, false, true, `level=WARN msg="policies: your own rules only, the built-in library is off`},
+		{"--policy --with-builtin", []string{dir}, true, true, true, `level=INFO msg="policies: your own rules and the built-in library" library=on`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			cfg := config.Default()
 			cfg.Policy, cfg.WithBuiltin = c.policy, c.withBuiltin
-			svc, err := service.New(context.Background(), cfg, service.Options{})
+			log, buf := logger()
+			svc, err := service.New(context.Background(), cfg, service.Options{Logger: log})
 			if err != nil {
 				t.Fatal(err)
 			}
 			defer svc.Close()
+			if !strings.Contains(buf.String(), c.notice) {
+				t.Errorf("log lacks %s:\n%s", c.notice, buf.String())
+			}
+			if !c.builtin && !strings.Contains(buf.String(), "add --with-builtin") {
+				t.Errorf("the warning does not say how to keep the library:\n%s", buf.String())
+			}
 			rules := strings.Join(svc.Engine().Snapshot().Rules, " ")
 			if strings.Contains(rules, "builtin") != c.builtin || strings.Contains(rules, ".p.deny") != c.userRule {
 				t.Errorf("rules %s", rules)
@@ -477,6 +485,33 @@ func TestLiveKeysDocumented(t *testing.T) {
 		listed := slices.ContainsFunc(documented, func(d string) bool { return key == d || strings.HasPrefix(key, d+".") })
 		if listed != service.Live(key) {
 			t.Errorf("key %s: documented as live %v, applied live %v", key, listed, service.Live(key))
+		}
+	}
+}
+
+// TestPerCallNoticeIsQuiet: a process per call (ahp-opa hook) writes to
+// the agent's log, so the note on which policies answer stays at debug
+// level there instead of repeating at every tool call.
+func TestPerCallNoticeIsQuiet(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "p.rego"), []byte("package ahp.tool.before.p\n\ndeny contains \"p\" if input.tool.name == \"P\"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg := config.Default()
+	cfg.Policy = []string{dir}
+	for _, perCall := range []bool{false, true} {
+		log, buf := logger()
+		svc, err := service.New(context.Background(), cfg, service.Options{Logger: log, Lazy: true, PerCall: perCall})
+		if err != nil {
+			t.Fatal(err)
+		}
+		svc.Close()
+		want := "level=WARN msg=\"policies: your own rules only"
+		if perCall {
+			want = "level=DEBUG msg=\"policies: your own rules only"
+		}
+		if !strings.Contains(buf.String(), want) {
+			t.Errorf("PerCall %v: log lacks %s:\n%s", perCall, want, buf.String())
 		}
 	}
 }

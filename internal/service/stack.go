@@ -167,7 +167,7 @@ func startEngine(ctx context.Context, cfg config.Config, log *slog.Logger, o eng
 	})
 	opts := bundles.Options{
 		Paths:          cfg.Policy,
-		Builtin:        cfg.WithBuiltin || len(cfg.Policy) == 0 && len(cfg.Bundles) == 0,
+		Builtin:        cfg.LibraryOn(),
 		OPA:            opa,
 		VerifyTests:    cfg.VerifyTests,
 		Watch:          o.watch && cfg.Watch,

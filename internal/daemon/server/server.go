@@ -161,7 +161,11 @@ func (s *Server) Serve(ctx context.Context) error {
 	ln.Close()
 	os.Remove(s.Paths.Socket)
 	conns.Wait() // in-flight hooks get their answers
-	log.Info("daemon stopped", "reason", fmt.Sprint(why))
+	reason := "asked to stop"
+	if why != nil {
+		reason = why.Error()
+	}
+	log.Info("daemon stopped", "reason", reason)
 	return why
 }
 
