@@ -42,7 +42,7 @@ violation contains {
 		"Use `git push --force-with-lease` instead, or push without forcing.",
 	]),
 	"code": "dev.ahp-opa.git.force-push",
-	"trigger": concat(" ", ["git push --force", target]),
+	"trigger": trim_space(concat(" ", ["git push --force", _remote_of(g.args), target])),
 } if {
 	programs.git
 	some g in _git
@@ -51,6 +51,12 @@ violation contains {
 	some target in _forced_targets(g.args)
 	_protected(target)
 }
+
+# _remote_of names the remote a push goes to, "" when it names none.
+_remote_of(a) := ops[0] if {
+	ops := args.operands(a)
+	count(ops) > 0
+} else := ""
 
 # _forced_targets lists the branches a push overwrites: every refspec when
 # the push is forced, the + refspecs otherwise; "" stands for the branch
@@ -315,24 +321,27 @@ violation contains {
 		"Run the command without skipping hooks and fix what they report.",
 	]),
 	"code": "dev.ahp-opa.git.no-verify",
+	"trigger": trigger,
 } if {
 	programs.git
-	_skips_hooks
+	some trigger in _skips_hooks
 }
 
-_skips_hooks if {
+# _skips_hooks names each way the call skips the hooks, as the evidence
+# a reason quotes: git commit --no-verify, git -c core.hooksPath=/dev/null.
+_skips_hooks contains concat(" ", ["git", g.sub, "--no-verify"]) if {
 	some g in _git
 	g.sub in {"commit", "push", "merge", "rebase", "am", "cherry-pick", "revert", "pull"}
 	"--no-verify" in args.options(g.args)
 }
 
-_skips_hooks if {
+_skips_hooks contains "git commit -n" if {
 	some g in _git
 	g.sub == "commit"
 	"n" in args.short_flags(g.args, {"m", "F", "c", "C", "t"})
 }
 
-_skips_hooks if {
+_skips_hooks contains concat("", ["git -c ", g.global[i + 1]]) if {
 	some g in _git
 	some i, o in g.global
 	o == "-c"
@@ -341,7 +350,7 @@ _skips_hooks if {
 	_no_hooks_dir(value)
 }
 
-_skips_hooks if {
+_skips_hooks contains trim_space(concat(" ", ["git config", a, _value_after(g.args, k)])) if {
 	some g in _git
 	g.sub == "config"
 	some k, a in g.args
@@ -373,7 +382,7 @@ _in_workspace_dir(dir) if {
 	paths.within(dir, root)
 }
 
-_skips_hooks if {
+_skips_hooks contains concat("", [name, "=", value, " git"]) if {
 	programs.git
 	some i in programs.git
 	cmd := input.ahp.shell.commands[i]

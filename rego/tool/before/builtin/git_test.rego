@@ -256,3 +256,14 @@ test_push_delete_evasions_denied if {
 	denies(bash(`bash -c "git push --delete origin release"`), "dev.ahp-opa.git.push-delete")
 	denies(bash("git -C /home/dev/repo push origin --del production"), "dev.ahp-opa.git.push-delete")
 }
+
+# A reason quotes the evidence whole: the remote and the branch pushed,
+# the option that skips the hooks.
+test_git_reasons_quote_the_evidence if {
+	some d in denials(bash("git push --force origin main"))
+	startswith(d.reason, "denied by git.force-push: git push --force origin main. ")
+	some e in denials(bash("git commit --no-verify -m wip"))
+	startswith(e.reason, "denied by git.no-verify: git commit --no-verify. ")
+	some f in denials(bash("HUSKY=0 git commit -m wip"))
+	startswith(f.reason, "denied by git.no-verify: HUSKY=0 git. ")
+}

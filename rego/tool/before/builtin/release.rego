@@ -28,7 +28,7 @@ violation contains {
 		"Push to a feature branch and open a pull request, or ask the user to push the release.",
 	]),
 	"code": "dev.ahp-opa.git.push-protected",
-	"trigger": concat(" ", ["git push", target]),
+	"trigger": trim_space(concat(" ", ["git push", _remote_of(g.args), target])),
 } if {
 	programs.git
 	some g in _git
