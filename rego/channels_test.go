@@ -88,8 +88,9 @@ var benignCommands = []string{
 	"uptime",
 }
 
-// builtinEngine loads the built-in library.
-func builtinEngine(t *testing.T) *engine.Engine {
+// builtinEngine loads the built-in library, with a deadline far enough
+// that a loaded machine measures decisions, not speed (the benchmarks do).
+func builtinEngine(t testing.TB) *engine.Engine {
 	t.Helper()
 	p, err := bundles.Builtin()
 	if err != nil {

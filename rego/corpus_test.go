@@ -12,9 +12,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/ahp-opa/ahp-opa/bundles"
 	"github.com/ahp-opa/ahp-opa/engine"
 	"github.com/ahp-opa/ahp-opa/internal/adapters"
 	"github.com/ahp-opa/ahp-opa/internal/testkit"
@@ -146,6 +144,26 @@ func (c corpusCase) event() map[string]any {
 	return ev
 }
 
+// judge decides the case with e, in a workspace of its files when it has
+// some; a decision that fails fails the test.
+func (c corpusCase) judge(t *testing.T, e *engine.Engine) engine.Decision {
+	t.Helper()
+	evm := c.event()
+	if len(c.Files) > 0 {
+		dir := c.workspace(t)
+		evm["session"] = map[string]any{"id": "corpus", "cwd": dir, "workspaceRoots": []any{dir}}
+	}
+	ev, err := transport.EventOfMap(evm)
+	if err != nil {
+		t.Fatalf("%s: %v", c.where(), err)
+	}
+	v := e.Judge(context.Background(), &transport.InterceptRequest{Event: ev, Effects: []string{ahp.EffectDeny}})
+	if v.Err != nil {
+		t.Fatalf("%s: %v", c.where(), v.Err)
+	}
+	return v.Decision
+}
+
 // workspace writes the case's files under a new directory and returns it.
 func (c corpusCase) workspace(t *testing.T) string {
 	t.Helper()
@@ -173,16 +191,7 @@ type tally struct {
 
 func TestCorpus(t *testing.T) {
 	cases := readCorpus(t)
-	p, err := bundles.Builtin()
-	if err != nil {
-		t.Fatal(err)
-	}
-	// The corpus measures decisions, not speed (the benchmarks do): a
-	// loaded machine must not turn a slow evaluation into a failure.
-	e := engine.New(engine.Options{Home: "/home/dev", EvalTimeout: 10 * time.Second})
-	if err := e.Load(context.Background(), p); err != nil {
-		t.Fatal(err)
-	}
+	e := builtinEngine(t)
 
 	// The quick run decides every fourth case (all families keep cases);
 	// CI (AHP_LONG_TESTS=1) decides them all.
@@ -199,23 +208,7 @@ func TestCorpus(t *testing.T) {
 		if i%step != 0 && !c.heldout {
 			continue
 		}
-		evm := c.event()
-		if len(c.Files) > 0 {
-			dir := c.workspace(t)
-			evm["session"] = map[string]any{"id": "corpus", "cwd": dir, "workspaceRoots": []any{dir}}
-		}
-		ev, err := transport.EventOfMap(evm)
-		if err != nil {
-			t.Fatalf("%s: %v", c.where(), err)
-		}
-		v := e.Judge(context.Background(), &transport.InterceptRequest{Event: ev, Effects: []string{ahp.EffectDeny}})
-		d := v.Decision
-		if v.Err != nil {
-			err = v.Err
-		}
-		if err != nil {
-			t.Fatalf("%s: %v", c.where(), err)
-		}
+		d := c.judge(t, e)
 		var codes []string
 		for _, m := range d.Matches {
 			codes = append(codes, m.Code)

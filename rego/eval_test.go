@@ -10,10 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/ahp-opa/ahp-opa/bundles"
-	"github.com/ahp-opa/ahp-opa/engine"
 	"github.com/ahp-opa/ahp-opa/internal/testkit"
 	"github.com/ahp-opa/ahp-opa/transport"
 	"github.com/ahp-opa/ahp-opa/transport/ahp"
@@ -133,14 +130,7 @@ func (s score) String() string {
 // real-world repositories are at hand, inside them as well.
 func TestEvalSets(t *testing.T) {
 	dir := testkit.Eval(t)
-	p, err := bundles.Builtin()
-	if err != nil {
-		t.Fatal(err)
-	}
-	e := engine.New(engine.Options{Home: "/home/dev", EvalTimeout: 10 * time.Second})
-	if err := e.Load(context.Background(), p); err != nil {
-		t.Fatal(err)
-	}
+	e := builtinEngine(t)
 	checkouts := os.Getenv(EnvCheckouts)
 	if checkouts == "" {
 		checkouts = filepath.Join(dir, "checkouts")

@@ -6,10 +6,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/ahp-opa/ahp-opa/bundles"
-	"github.com/ahp-opa/ahp-opa/engine"
 	"github.com/ahp-opa/ahp-opa/internal/testkit"
 	"github.com/ahp-opa/ahp-opa/transport"
 	"github.com/ahp-opa/ahp-opa/transport/ahp"
@@ -42,14 +39,7 @@ func shQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) 
 // equivalence is a gap in the analysis of written text.
 func TestWrittenThenRunInvariance(t *testing.T) {
 	cases := readCorpus(t)
-	p, err := bundles.Builtin()
-	if err != nil {
-		t.Fatal(err)
-	}
-	e := engine.New(engine.Options{Home: "/home/dev", EvalTimeout: 10 * time.Second})
-	if err := e.Load(context.Background(), p); err != nil {
-		t.Fatal(err)
-	}
+	e := builtinEngine(t)
 	denied := func(cmd string) bool {
 		ev, err := transport.EventOfMap(map[string]any{
 			"id": "w", "type": "tool.before",

@@ -1,23 +1,17 @@
 package rego_test
 
 import (
-	"context"
 	"encoding/base64"
 	"fmt"
 	"maps"
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"mvdan.cc/sh/v3/syntax"
 
-	"github.com/ahp-opa/ahp-opa/bundles"
-	"github.com/ahp-opa/ahp-opa/engine"
 	"github.com/ahp-opa/ahp-opa/internal/adapters"
 	"github.com/ahp-opa/ahp-opa/internal/testkit"
-	"github.com/ahp-opa/ahp-opa/transport"
-	"github.com/ahp-opa/ahp-opa/transport/ahp"
 )
 
 // Metamorphic tests: a command keeps its verdict whatever route carries it.
@@ -192,30 +186,10 @@ func (v invariance) rate() float64 {
 
 func TestMetamorphic(t *testing.T) {
 	cases := readCorpus(t)
-	p, err := bundles.Builtin()
-	if err != nil {
-		t.Fatal(err)
-	}
-	e := engine.New(engine.Options{Home: "/home/dev", EvalTimeout: 10 * time.Second})
-	if err := e.Load(context.Background(), p); err != nil {
-		t.Fatal(err)
-	}
+	e := builtinEngine(t)
 	denied := func(c corpusCase) bool {
 		t.Helper()
-		evm := c.event()
-		if len(c.Files) > 0 {
-			dir := c.workspace(t)
-			evm["session"] = map[string]any{"id": "corpus", "cwd": dir, "workspaceRoots": []any{dir}}
-		}
-		ev, err := transport.EventOfMap(evm)
-		if err != nil {
-			t.Fatalf("%s: %v", c.where(), err)
-		}
-		v := e.Judge(context.Background(), &transport.InterceptRequest{Event: ev, Effects: []string{ahp.EffectDeny}})
-		if v.Err != nil {
-			t.Fatalf("%s: %v", c.where(), v.Err)
-		}
-		return len(v.Decision.Matches) > 0
+		return len(c.judge(t, e).Matches) > 0
 	}
 
 	// The quick run transforms every 8th shell row; AHP_LONG_TESTS=1 all.

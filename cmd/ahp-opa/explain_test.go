@@ -104,29 +104,13 @@ func TestExplainEffects(t *testing.T) {
 // a workspace definition names that definition, so a deny of `make deploy`
 // points at the Makefile target that made it.
 func TestExplainEffectsFollowed(t *testing.T) {
-	p, err := bundles.Builtin()
-	if err != nil {
-		t.Fatal(err)
-	}
-	eng := engine.New(engine.Options{Home: "/home/dev"})
-	if err := eng.Load(context.Background(), p); err != nil {
-		t.Fatal(err)
-	}
-	ws := t.TempDir()
-	if err := os.WriteFile(filepath.Join(ws, "Makefile"), []byte("deploy: build\n\tnpm publish\nbuild:\n\tgo build ./...\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	explain := explainIn(t, map[string]string{"Makefile": "deploy: build\n\tnpm publish\nbuild:\n\tgo build ./...\n"})
 	for _, tc := range []struct{ command, want string }{
 		{"make deploy", `publish of package registry by npm (from data row "npm publish", confidence high, approvable, via Makefile#deploy, text read from the repository (Makefile#deploy))`},
 		{"npm publish", `publish of package registry by npm (from data row "npm publish", confidence high, approvable)`},
 	} {
-		event := strings.NewReplacer("/home/dev/repo", ws, "git push -f && cat .env", tc.command).Replace(explainEvent)
-		var out bytes.Buffer
-		if err := explainDecision(context.Background(), &out, eng, []byte(event)); err != nil {
-			t.Fatal(err)
-		}
-		if !strings.Contains(out.String(), tc.want+"\n") {
-			t.Errorf("%s: explanation lacks %q:\n%s", tc.command, tc.want, out.String())
+		if out := explain(tc.command); !strings.Contains(out, tc.want+"\n") {
+			t.Errorf("%s: explanation lacks %q:\n%s", tc.command, tc.want, out)
 		}
 	}
 }
@@ -136,6 +120,26 @@ func TestExplainEffectsFollowed(t *testing.T) {
 // option string, exec of a variable) is judged by what it does, and the
 // explanation says whose text each command was (issue 28).
 func TestExplainProvenance(t *testing.T) {
+	wrapper := "#!/bin/sh\nJAVACMD=${JAVA_HOME:-/usr}/bin/java\n" +
+		"eval set -- $(printf '%s\\n' \"$JAVA_OPTS\" | xargs -n1 | sed 's~[^-[:alnum:]]~\\\\&~g' | tr '\\n' ' ') '\"$@\"'\n" +
+		"exec \"$JAVACMD\" -jar wrapper.jar \"$@\"\n"
+	out := explainIn(t, map[string]string{"buildw": wrapper})("./buildw check -x test")
+	for _, want := range []string{
+		"decision: no objection",
+		"provenance: 1 command(s) typed by the agent, judged in full\n",
+		"command(s) read from the repository (buildw): judged by their effects, not their style\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("explanation lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+// explainIn writes files (name → content) into a new workspace and
+// returns a function that explains a shell command run there with the
+// built-in library.
+func explainIn(t *testing.T, files map[string]string) func(command string) string {
+	t.Helper()
 	p, err := bundles.Builtin()
 	if err != nil {
 		t.Fatal(err)
@@ -145,25 +149,18 @@ func TestExplainProvenance(t *testing.T) {
 		t.Fatal(err)
 	}
 	ws := t.TempDir()
-	wrapper := "#!/bin/sh\nJAVACMD=${JAVA_HOME:-/usr}/bin/java\n" +
-		"eval set -- $(printf '%s\\n' \"$JAVA_OPTS\" | xargs -n1 | sed 's~[^-[:alnum:]]~\\\\&~g' | tr '\\n' ' ') '\"$@\"'\n" +
-		"exec \"$JAVACMD\" -jar wrapper.jar \"$@\"\n"
-	if err := os.WriteFile(filepath.Join(ws, "buildw"), []byte(wrapper), 0o700); err != nil {
-		t.Fatal(err)
-	}
-	event := strings.NewReplacer("/home/dev/repo", ws, "git push -f && cat .env", "./buildw check -x test").Replace(explainEvent)
-	var out bytes.Buffer
-	if err := explainDecision(context.Background(), &out, eng, []byte(event)); err != nil {
-		t.Fatal(err)
-	}
-	for _, want := range []string{
-		"decision: no objection",
-		"provenance: 1 command(s) typed by the agent, judged in full\n",
-		"command(s) read from the repository (buildw): judged by their effects, not their style\n",
-	} {
-		if !strings.Contains(out.String(), want) {
-			t.Errorf("explanation lacks %q:\n%s", want, out.String())
+	for name, content := range files {
+		if err := os.WriteFile(filepath.Join(ws, name), []byte(content), 0o700); err != nil {
+			t.Fatal(err)
 		}
+	}
+	return func(command string) string {
+		event := strings.NewReplacer("/home/dev/repo", ws, "git push -f && cat .env", command).Replace(explainEvent)
+		var out bytes.Buffer
+		if err := explainDecision(context.Background(), &out, eng, []byte(event)); err != nil {
+			t.Fatal(err)
+		}
+		return out.String()
 	}
 }
 
