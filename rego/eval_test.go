@@ -139,9 +139,10 @@ func TestEvalSets(t *testing.T) {
 		t.Logf("no checkouts at %s (%s): real-world rows are scored outside their repositories only", checkouts, EnvCheckouts)
 		checkouts = ""
 	}
-	// The quick run scores every fourth row; CI scores them all.
+	// The quick run and the race run score every fourth row; CI scores
+	// them all in its own step, without -race.
 	step := 4
-	if testkit.LongEnabled() {
+	if testkit.Exhaustive() {
 		step = 1
 	}
 	denied := func(t *testing.T, r evalRow, cwd, root string) bool {

@@ -53,7 +53,7 @@ func TestWrittenThenRunInvariance(t *testing.T) {
 		return v.Err == nil && len(v.Decision.Matches) > 0
 	}
 	step := 8
-	if testkit.LongEnabled() {
+	if testkit.Exhaustive() {
 		step = 1
 	}
 	type count struct{ same, all int }

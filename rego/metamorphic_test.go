@@ -194,7 +194,7 @@ func TestMetamorphic(t *testing.T) {
 
 	// The quick run transforms every 8th shell row; AHP_LONG_TESTS=1 all.
 	step := 8
-	if testkit.LongEnabled() {
+	if testkit.Exhaustive() {
 		step = 1
 	}
 	var shellRows []corpusCase
@@ -206,7 +206,7 @@ func TestMetamorphic(t *testing.T) {
 		shellRows = append(shellRows, c)
 	}
 	if step > 1 {
-		t.Logf("transforming every %dth of %d shell rows; %s=1 transforms them all", step, len(shellRows), testkit.EnvLong)
+		t.Logf("transforming every %dth of %d shell rows; %s=1 without -race transforms them all", step, len(shellRows), testkit.EnvLong)
 	}
 
 	danger, benign := map[string]*invariance{}, map[string]*invariance{}

@@ -26,3 +26,10 @@ func RequireLong(tb testing.TB) {
 		tb.Skipf("long test: set %s=1 to run it (CI does)", EnvLong)
 	}
 }
+
+// Exhaustive reports whether a sweep over every row of a data set (the
+// corpus through each transformation, the outside sets) runs in full: in
+// the long tests, without the race detector, under which the sweep would
+// outlast a package's deadline on two cores. CI runs the sweeps in full
+// in their own steps, without -race; the race run samples them.
+func Exhaustive() bool { return LongEnabled() && !Race }
