@@ -162,7 +162,14 @@ func body(code string, from int) (start, end int, ok bool) {
 	if strings.HasPrefix(code[i:], "function") {
 		i += len("function")
 	}
-	if p := strings.IndexByte(code[i:], '('); p >= 0 && strings.TrimSpace(strings.TrimLeft(code[i:i+p], "*")) == "" || p >= 0 && isIdent(strings.TrimSpace(strings.TrimLeft(code[i:i+p], "*"))) {
+	// The parameters' ( follows at once, or after a generator's * or the
+	// function's own name.
+	p := strings.IndexByte(code[i:], '(')
+	before := ""
+	if p >= 0 {
+		before = strings.TrimSpace(strings.TrimLeft(code[i:i+p], "*"))
+	}
+	if p >= 0 && (before == "" || isIdent(before)) {
 		close := match(code, i+p)
 		if close < 0 {
 			return 0, 0, false
