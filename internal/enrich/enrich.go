@@ -686,18 +686,10 @@ func (en *enricher) command(c *shell.Command) *ast.Term {
 		[2]*ast.Term{keyParent, ast.InternedTerm(c.Parent)},
 	)
 	if len(c.Wrappers) > 0 {
-		ws := make([]*ast.Term, len(c.Wrappers))
-		for i, w := range c.Wrappers {
-			ws[i] = ast.StringTerm(w)
-		}
-		items = append(items, [2]*ast.Term{keyWrappers, ast.ArrayTerm(ws...)})
+		items = append(items, [2]*ast.Term{keyWrappers, stringArray(c.Wrappers)})
 	}
 	if len(c.Where) > 0 {
-		ws := make([]*ast.Term, len(c.Where))
-		for i, w := range c.Where {
-			ws[i] = ast.StringTerm(w)
-		}
-		items = append(items, [2]*ast.Term{keyWhere, ast.ArrayTerm(ws...)})
+		items = append(items, [2]*ast.Term{keyWhere, stringArray(c.Where)})
 	}
 	if c.Repeats {
 		items = append(items, [2]*ast.Term{keyRepeats, termTrue})
@@ -924,4 +916,13 @@ func toolURLs(input ast.Object, fetch bool) []*ast.Term {
 		}
 	}
 	return out
+}
+
+// stringArray is ss as an array of string terms.
+func stringArray(ss []string) *ast.Term {
+	ts := make([]*ast.Term, len(ss))
+	for i, v := range ss {
+		ts[i] = ast.StringTerm(v)
+	}
+	return ast.ArrayTerm(ts...)
 }
