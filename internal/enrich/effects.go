@@ -70,7 +70,8 @@ func scratchPath(p string) bool {
 // command (data rows, verbs, redirections outside the workspace), of the
 // tool itself (MCP and agent tools in the table) and of a file tool's
 // write outside the workspace.
-func (en *enricher) effects(m *effects.Matcher, fam, toolName string, input ast.Object) (list, index *ast.Term) {
+func (en *enricher) effects(m *effects.Matcher, call *call) (list, index *ast.Term) {
+	fam, toolName := call.family, call.tool
 	var out []effects.Effect
 	if a := en.analysis; a != nil {
 		for i := range a.Commands {
@@ -100,14 +101,14 @@ func (en *enricher) effects(m *effects.Matcher, fam, toolName string, input ast.
 		// The table's tools are MCP servers' (merge_pull_request); an
 		// agent's own tool of the same name (Cursor's delete_file) is a
 		// file tool with a family of its own.
-		out = m.Tool(toolName, toolStrings(input), out)
+		out = m.Tool(toolName, toolStrings(call.input), out)
 		if !m.KnownTool(toolName) {
 			// A tool nobody listed: the words of its name speak, as an
 			// unknown CLI's subcommands do (drop_collection, deploy_site).
 			n := len(out)
 			out = m.ToolVerbs(toolName, out)
 			for i := n; i < len(out); i++ {
-				if out[i].Effect == effects.StoreDestroy && out[i].Confidence == effects.Low && emptyCondition(input) {
+				if out[i].Effect == effects.StoreDestroy && out[i].Confidence == effects.Low && emptyCondition(call.input) {
 					// delete_many with filter {}: every record, like a
 					// DELETE without WHERE.
 					out[i].Confidence, out[i].Target = effects.Medium, "every record"
@@ -116,9 +117,8 @@ func (en *enricher) effects(m *effects.Matcher, fam, toolName string, input ast.
 		}
 	}
 	if fam == FamilyFileWrite || fam == FamilyFileEdit {
-		_, paths := toolPaths(toolName, input)
 		ws := commandWorkspace{pc: en.pc, dir: en.pc.cwd}
-		for _, p := range paths {
+		for _, p := range call.paths {
 			if abs, ok := ws.Outside(p); ok {
 				out = append(out, effects.Effect{
 					Effect: effects.FSWriteOutside, Target: abs, Program: toolName, Command: -1,

@@ -183,33 +183,9 @@ type enricher struct {
 // shell command is parsed for it) but only the parts asked for are put in
 // Result.Object.
 func Enrich(ev *transport.Event, opts Options, parts Parts) *Result {
-	name, origin := ev.Tool.Name, ev.Tool.Origin
 	r := &Result{Parts: parts, Agent: agentOf(ev.Source)}
-	fam := family(name, ev.Tool.Kind, origin)
-	input := ev.Tool.Input
-	var mcpItem *ast.Term
-	toolName := strings.ToLower(name)
-	if server, t, args, ok := mcpWrapped(toolName, input); ok {
-		// A harness tool that calls another server's tool is that call.
-		fam, input = FamilyMCP, args
-		mcpItem = ast.ObjectTerm(
-			[2]*ast.Term{keyServer, ast.StringTerm(server)},
-			[2]*ast.Term{keyTool, ast.StringTerm(t)},
-		)
-		toolName = canonicalMCPTool(t)
-	} else if fam == FamilyMCP {
-		server, t := mcpTool(name, ev.Tool.MCP)
-		mcpItem = ast.ObjectTerm(
-			[2]*ast.Term{keyServer, ast.StringTerm(server)},
-			[2]*ast.Term{keyTool, ast.StringTerm(t)},
-		)
-		// Servers spell one tool mergePullRequest or merge-pull-request.
-		toolName = canonicalMCPTool(t)
-	}
-	// A tool that acts as a shell or file tool gets that family (tools.go, "Tool shapes").
-	if f := actingFamily(fam, name, toolName, input); f != "" {
-		fam = f
-	}
+	c := readCall(ev, r.Agent)
+	fam := c.family
 	r.Family = fam
 	items := make([][2]*ast.Term, 0, 9)
 	if parts&Version != 0 {
@@ -232,68 +208,41 @@ func Enrich(ev *transport.Event, opts Options, parts Parts) *Result {
 	}
 	pc := newPathContext(cwd, roots, home)
 	en := &enricher{pc: pc, dir: pc.cwd}
-	var cmd ast.Value
-	var ambiguous []string
-	var equivalent string
-	if fam == FamilyShell && mcpItem != nil {
-		equivalent = equivalentCommand(toolName, input)
-	}
-	var run *ast.Array
-	if fam == FamilyShell && equivalent == "" && !ownShell(r.Agent, toolName, mcpItem != nil) {
-		// The server's name may name the language (mcp__node__eval).
-		run = codeRun(name+" "+ev.Tool.MCP.Server, input)
-	}
-	if equivalent != "" {
-		cmd = ast.String(equivalent)
-	} else if run != nil {
-		cmd = run
-	} else if fam == FamilyShell {
-		var workdir string
-		cmd, workdir, ambiguous = shellSource(r.Agent, toolName, mcpItem != nil, input)
-		if s, ok := cmd.(ast.String); ok && powershellTools[toolName] {
-			// A PowerShell tool's command is PowerShell code: analysed
-			// as pwsh -Command runs it.
-			cmd = ast.NewArray(ast.StringTerm("pwsh"), ast.StringTerm("-Command"), ast.StringTerm(string(s)))
-		}
-		// The command runs in workdir: relative paths and $PWD start from
-		// it. The native adapters already moved the session's cwd there, so
-		// a relative workdir of a native call is not applied twice.
-		if workdir != "" && (isAbs(slashes(workdir)) || origin != ahp.OriginNative) {
-			if d := pc.resolve(workdir); isAbs(d.abs) && !d.dynamic {
-				pc.cwd, en.dir = d.abs, d.abs
-			}
+	// The command runs in its workdir: relative paths and $PWD start from
+	// it. The native adapters already moved the session's cwd there, so a
+	// relative workdir of a native call is not applied twice.
+	if w := c.workdir; w != "" && (isAbs(slashes(w)) || c.origin != ahp.OriginNative) {
+		if d := pc.resolve(w); isAbs(d.abs) && !d.dynamic {
+			pc.cwd, en.dir = d.abs, d.abs
 		}
 	}
 
 	if parts&(Tool|Sensitive|Writes) != 0 {
-		toolItems := [][2]*ast.Term{{keyName, ast.StringTerm(name)}, {keyFamily, ast.StringTerm(fam)}}
-		if mcpItem != nil {
-			toolItems = append(toolItems, [2]*ast.Term{keyMCP, mcpItem})
+		toolItems := [][2]*ast.Term{{keyName, ast.StringTerm(c.name)}, {keyFamily, ast.StringTerm(fam)}}
+		if c.mcp != nil {
+			toolItems = append(toolItems, [2]*ast.Term{keyMCP, c.mcp})
 		}
-		if equivalent != "" {
-			toolItems = append(toolItems, [2]*ast.Term{keyEquivalent, ast.StringTerm(equivalent)})
+		if c.equivalent != "" {
+			toolItems = append(toolItems, [2]*ast.Term{keyEquivalent, ast.StringTerm(c.equivalent)})
 		}
-		switch fam {
-		case FamilyFileRead, FamilyFileWrite, FamilyFileEdit, FamilySearch, FamilyMCP, FamilyOther:
-			if keys, paths := toolPaths(toolName, input); len(paths) > 0 {
-				terms := make([]*ast.Term, 0, len(paths))
-				for i, p := range paths {
-					if t := en.path(p, keyKey, ast.StringTerm(keys[i])); t != nil {
-						terms = append(terms, t)
-					}
+		if len(c.paths) > 0 {
+			terms := make([]*ast.Term, 0, len(c.paths))
+			for i, p := range c.paths {
+				if t := en.path(p, keyKey, ast.StringTerm(c.pathKeys[i])); t != nil {
+					terms = append(terms, t)
 				}
-				toolItems = append(toolItems, [2]*ast.Term{keyPaths, ast.ArrayTerm(terms...)})
-				en.writes = fam == FamilyFileWrite || fam == FamilyFileEdit
 			}
+			toolItems = append(toolItems, [2]*ast.Term{keyPaths, ast.ArrayTerm(terms...)})
+			en.writes = fam == FamilyFileWrite || fam == FamilyFileEdit
 		}
 		if fam == FamilySearch {
 			// What a file search reaches, beyond the paths it names (roles.go).
-			if t := en.scope(toolName, input, toolItems); t != nil {
+			if t := en.scope(c, toolItems); t != nil {
 				toolItems = append(toolItems, [2]*ast.Term{keyScope, t})
 			}
 		}
 		if parts&Tool != 0 {
-			if urls := toolURLs(input, fam == FamilyFetch); len(urls) > 0 {
+			if urls := toolURLs(c.input, fam == FamilyFetch); len(urls) > 0 {
 				toolItems = append(toolItems, [2]*ast.Term{keyURLs, ast.ArrayTerm(urls...)})
 			}
 			items = append(items, [2]*ast.Term{keyTool, ast.ObjectTerm(toolItems...)})
@@ -309,14 +258,14 @@ func Enrich(ev *transport.Event, opts Options, parts Parts) *Result {
 		if lim == (shell.Limits{}) {
 			lim = shell.DefaultLimits
 		}
-		if a, _ := analyze(cmd, lim); a != nil {
+		if a, _ := analyze(c.run, lim); a != nil {
 			en.expand(a, lim)
 			en.analysis = a
 		}
 	}
 	if fam == FamilyShell && parts&(Shell|Secrets|Sensitive|Writes) != 0 {
-		sh := en.shell(cmd, opts.Limits)
-		if len(ambiguous) > 0 {
+		sh := en.shell(c.run, opts.Limits)
+		if ambiguous := c.ambiguous; len(ambiguous) > 0 {
 			// Kept even when the command analysed cannot be read: the
 			// deny must not depend on which of the fields was picked.
 			if sh == nil {
@@ -343,7 +292,7 @@ func Enrich(ev *transport.Event, opts Options, parts Parts) *Result {
 		if lim == (shell.Limits{}) {
 			lim = shell.DefaultLimits
 		}
-		if a, script := en.laterAnalysis(toolName, input, lim); a != nil {
+		if a, script := en.laterAnalysis(c, lim); a != nil {
 			if sh := en.shellTerm(a, script, lim); parts&Shell != 0 {
 				items = append(items, [2]*ast.Term{keyShell, sh})
 			}
@@ -355,7 +304,7 @@ func Enrich(ev *transport.Event, opts Options, parts Parts) *Result {
 		if en.analysis != nil {
 			cmds = en.analysis.Commands
 		}
-		if t := secrets(fam, toolName, input, cmds); t != nil {
+		if t := secrets(c, cmds); t != nil {
 			items = append(items, [2]*ast.Term{keySecrets, t})
 		}
 	}
@@ -365,7 +314,7 @@ func Enrich(ev *transport.Event, opts Options, parts Parts) *Result {
 			// The built-in table is embedded and tested: it compiles.
 			m, _ = effects.Builtin()
 		}
-		list, index := en.effects(m, fam, toolName, input)
+		list, index := en.effects(m, c)
 		items = append(items, [2]*ast.Term{keyEffects, list})
 		if index != nil {
 			items = append(items, [2]*ast.Term{keyEffectIdx, index})

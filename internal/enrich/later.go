@@ -592,44 +592,43 @@ func (en *enricher) spliceLater(a *shell.Analysis, files []writtenFile, lim shel
 // toolWrites returns the files a file tool writes with the text it
 // writes: an apply_patch envelope's added lines per file, else the one
 // path the tool names with every text it carries.
-func toolWrites(tool string, input ast.Object, pc *pathContext) []writtenFile {
-	var out []writtenFile
+func toolWrites(paths []string, texts []fieldText) []fileText {
+	var out []fileText
 	add := func(raw, text string) {
-		d := pc.resolve(raw)
-		if isAbs(d.abs) && !d.dynamic && text != "" {
-			out = append(out, writtenFile{cmd: -1, raw: raw, abs: d.abs, text: text})
+		if raw != "" && text != "" {
+			out = append(out, fileText{raw: raw, text: text})
 		}
 	}
-	for _, k := range []string{"patch", "input", "command"} {
-		if s, ok := text(input, k); ok && strings.Contains(s, patchBegin) {
-			cur, body := "", strings.Builder{}
-			flush := func() {
-				if cur != "" {
-					add(cur, body.String())
-				}
-				cur = ""
-				body.Reset()
-			}
-			for line := range strings.Lines(s) {
-				t := strings.TrimSpace(line)
-				switch {
-				case strings.HasPrefix(t, patchAdd), strings.HasPrefix(t, patchUpdate):
-					flush()
-					cur = strings.TrimSpace(strings.TrimPrefix(strings.TrimPrefix(t, patchAdd), patchUpdate))
-				case strings.HasPrefix(line, "+"):
-					body.WriteString(line[1:])
-				}
-			}
-			flush()
-			return out
+	for _, t := range texts {
+		if !strings.Contains(t.text, patchBegin) {
+			continue
 		}
+		cur, body := "", strings.Builder{}
+		flush := func() {
+			add(cur, body.String())
+			cur = ""
+			body.Reset()
+		}
+		for line := range strings.Lines(t.text) {
+			l := strings.TrimSpace(line)
+			switch {
+			case strings.HasPrefix(l, patchAdd), strings.HasPrefix(l, patchUpdate):
+				flush()
+				cur = strings.TrimSpace(strings.TrimPrefix(strings.TrimPrefix(l, patchAdd), patchUpdate))
+			case strings.HasPrefix(line, "+"):
+				body.WriteString(line[1:])
+			}
+		}
+		flush()
+		return out
 	}
-	_, paths := toolPaths(tool, input)
 	if len(paths) != 1 {
 		return nil
 	}
 	var b strings.Builder
-	walkContent(input, func(s string) { b.WriteString(s + "\n") })
+	for _, t := range texts {
+		b.WriteString(t.text + "\n")
+	}
 	add(paths[0], b.String())
 	return out
 }
@@ -669,10 +668,14 @@ var editListKeys = map[string]bool{"edits": true, "replacementchunks": true, "ch
 // laterAnalysis analyses what the files a file tool writes run later:
 // nil when none of them is an executable context. The commands reached
 // from no other are marked shell.ViaLater.
-func (en *enricher) laterAnalysis(tool string, input ast.Object, lim shell.Limits) (*shell.Analysis, string) {
+func (en *enricher) laterAnalysis(c *call, lim shell.Limits) (*shell.Analysis, string) {
 	var scripts []string
-	for _, f := range toolWrites(tool, input, en.pc) {
-		if kind := laterKind(f.abs); kind != "" {
+	for _, f := range c.writes {
+		d := en.pc.resolve(f.raw)
+		if !isAbs(d.abs) || d.dynamic {
+			continue
+		}
+		if kind := laterKind(d.abs); kind != "" {
 			if s := en.laterScript(kind, f.text, lim); s != "" {
 				scripts = append(scripts, s)
 			}

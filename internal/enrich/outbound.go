@@ -49,10 +49,11 @@ func postsText(c *shell.Command) bool {
 // outbound hands add every text of a call that leaves the machine, with
 // where it is: fields of fetch and web-search tools, request fields of
 // other tools, and the arguments of shell programs that send them.
-func outbound(fam, tool string, input ast.Object, cmds []shell.Command, add func(string, ...[2]*ast.Term)) {
+func outbound(c *call, cmds []shell.Command, add func(string, ...[2]*ast.Term)) {
+	input := c.input
 	var keys []string
-	switch {
-	case fam == FamilyFetch, webSearchTools[tool], fam == FamilyMCP:
+	switch fam := c.family; {
+	case fam == FamilyFetch, webSearchTools[c.tool], fam == FamilyMCP:
 		// Everything a fetch or web-search tool is given goes out with
 		// the request, whatever the field is called (Cursor's
 		// search_term, Windsurf's Url); and everything an MCP tool is
@@ -70,11 +71,11 @@ func outbound(fam, tool string, input ast.Object, cmds []shell.Command, add func
 		keys = mcpOutboundKeys
 	case fam == FamilyShell:
 		for i := range cmds {
-			c := &cmds[i]
-			if !shellSenders[c.Name] && !postsText(c) {
+			cmd := &cmds[i]
+			if !shellSenders[cmd.Name] && !postsText(cmd) {
 				continue
 			}
-			for a, arg := range c.Args() {
+			for a, arg := range cmd.Args() {
 				if hasURLScheme(arg) {
 					continue // a URL's token is the secret-in-url rule's (input.ahp urls)
 				}

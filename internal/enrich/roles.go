@@ -75,6 +75,7 @@ var contentRoleKeys = map[string]bool{
 	"codeedit": true, "text": true, "patch": true, "diff": true, "newsource": true, "code": true,
 	"codecontent": true, "filecontent": true, "newcontent": true, "replacement": true,
 	"replacementcontent": true, "replacementchunks": true, "newstr1": true, "body": true,
+	"newtext": true,
 }
 
 // commandRoleKeys are the folded names of fields that hold a command line.
@@ -350,7 +351,7 @@ func searchScope(tool string, input ast.Object, named []string) (keys, paths []s
 // to its root, and the session's directory when it names no path. They
 // are kept apart from tool.paths, which are what the tool shows: Glob
 // **/*.pem lists key files' names, it does not read them.
-func (en *enricher) scope(tool string, input ast.Object, toolItems [][2]*ast.Term) *ast.Term {
+func (en *enricher) scope(c *call, toolItems [][2]*ast.Term) *ast.Term {
 	var named []string
 	for _, it := range toolItems {
 		if it[0].Equal(keyPaths) {
@@ -364,7 +365,7 @@ func (en *enricher) scope(tool string, input ast.Object, toolItems [][2]*ast.Ter
 			}
 		}
 	}
-	keys, paths := searchScope(tool, input, named)
+	keys, paths := searchScope(c.tool, c.input, named)
 	if len(paths) == 0 {
 		return nil
 	}

@@ -34,7 +34,7 @@ var (
 // carry written text are scanned: the content fields of file-write and
 // file-edit tools, and for a shell command its here-documents and the
 // arguments of echo and printf. Nil when there is none.
-func secrets(fam, tool string, input ast.Object, cmds []shell.Command) *ast.Term {
+func secrets(c *call, cmds []shell.Command) *ast.Term {
 	// Live findings and placeholders have a budget each, so that stand-ins
 	// in one field cannot crowd out a live token in another.
 	var live, stand []*ast.Term
@@ -65,42 +65,30 @@ func secrets(fam, tool string, input ast.Object, cmds []shell.Command) *ast.Term
 		}
 		addFound(secretscan.Scan(text, maxSecretFindings), where...)
 	}
-	switch fam {
+	switch c.family {
 	case FamilyFileWrite, FamilyFileEdit:
-		for _, k := range ContentKeys {
-			if s, ok := text(input, k); ok {
-				add(s, [2]*ast.Term{keyField, ast.StringTerm(k)})
-			}
-		}
-		for i, e := range elems(input, "edits") {
-			e, _ := e.Value.(ast.Object)
-			for _, k := range []string{"new_string", "newText"} {
-				if s, ok := text(e, k); ok {
-					add(s, [2]*ast.Term{keyField, ast.StringTerm("edits")}, [2]*ast.Term{keyEdit, ast.InternedTerm(i)})
-				}
-			}
-		}
-		if tool == "apply_patch" {
-			// Codex's hook payload carries the patch as command.
-			if s, ok := text(input, "command"); ok {
-				add(s, [2]*ast.Term{keyField, ast.StringTerm("command")})
+		for _, t := range c.texts {
+			if t.edit < 0 {
+				add(t.text, [2]*ast.Term{keyField, ast.StringTerm(t.field)})
+			} else {
+				add(t.text, [2]*ast.Term{keyField, ast.StringTerm(t.field)}, [2]*ast.Term{keyEdit, ast.InternedTerm(t.edit)})
 			}
 		}
 	case FamilyShell:
 		for i := range cmds {
-			c := &cmds[i]
-			for r, rd := range c.Redirects {
+			cmd := &cmds[i]
+			for r, rd := range cmd.Redirects {
 				add(rd.Body, [2]*ast.Term{keyCommand, ast.InternedTerm(i)}, [2]*ast.Term{keyRedirect, ast.InternedTerm(r)})
 			}
-			if c.Name == "echo" || c.Name == "printf" {
-				for a, arg := range c.Args() {
+			if cmd.Name == "echo" || cmd.Name == "printf" {
+				for a, arg := range cmd.Args() {
 					add(arg, [2]*ast.Term{keyCommand, ast.InternedTerm(i)}, [2]*ast.Term{keyArg, ast.InternedTerm(a)})
 				}
 			}
 		}
 	}
 	// Text that leaves the machine: marked outbound (outbound.go).
-	outbound(fam, tool, input, cmds, func(text string, where ...[2]*ast.Term) {
+	outbound(c, cmds, func(text string, where ...[2]*ast.Term) {
 		where = append(where, [2]*ast.Term{keyOutbound, termTrue})
 		add(text, where...)
 		// Sent away, a secret with no known shape is one too: a password

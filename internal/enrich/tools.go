@@ -504,10 +504,11 @@ var genericShell = adapters.Shell{Command: commandFields, Dir: workdirFields}
 // input says more than the harness did: a known MCP or harness tool name
 // (actsAs, programTools), or for an unknown tool, a path field with
 // (write) or without (read) text to write. "" keeps the family.
-func actingFamily(fam, name, mcpName string, input ast.Object) string {
+func (c *call) actingFamily() string {
+	fam, name, input := c.family, c.name, c.input
 	n := strings.ToLower(name)
 	if fam == FamilyMCP {
-		n = strings.ToLower(mcpName)
+		n = strings.ToLower(c.tool)
 	}
 	if f := editorFamily(n, input); f != "" {
 		return f
@@ -515,7 +516,7 @@ func actingFamily(fam, name, mcpName string, input ast.Object) string {
 	if (fam == FamilyFetch || fam == FamilyMCP || fam == FamilyOther) && hasFileURL(input) {
 		return FamilyFileRead // a fetch or browser opening file:///… reads the file
 	}
-	if (fam == FamilyMCP || fam == FamilyOther) && codeRun(name, input) != nil {
+	if (fam == FamilyMCP || fam == FamilyOther) && c.codeRun() != nil {
 		return FamilyShell // python3 -c CODE (coderun.go)
 	}
 	if (fam == FamilyMCP || fam == FamilyOther) && nameHas(name, sendingWords) {
@@ -530,19 +531,21 @@ func actingFamily(fam, name, mcpName string, input ast.Object) string {
 	if fam != FamilyMCP && fam != FamilyOther {
 		return ""
 	}
-	if fam == FamilyMCP && equivalentCommand(n, input) != "" {
-		return FamilyShell // a remote act, judged as its CLI (remote.go)
+	if fam == FamilyMCP {
+		if c.equivalent = equivalentCommand(n, input); c.equivalent != "" {
+			return FamilyShell // a remote act, judged as its CLI (remote.go)
+		}
 	}
 	if f, ok := actsAsFolded[foldName(n)]; ok {
 		if f == FamilyShell {
-			if cmd, _, _ := shellSource("", n, fam == FamilyMCP, input); cmd == nil {
+			if cmd, _, _ := c.source(); cmd == nil {
 				return ""
 			}
 		}
 		return f
 	}
 	if programTools[n] || fam == FamilyMCP && programOfTool(n, true) != "" || fam == FamilyMCP && runsKnownProgram(input) {
-		if cmd, _, _ := shellSource("", n, fam == FamilyMCP, input); cmd != nil {
+		if cmd, _, _ := c.source(); cmd != nil {
 			return FamilyShell
 		}
 		return ""
@@ -553,7 +556,7 @@ func actingFamily(fam, name, mcpName string, input ast.Object) string {
 		// removeFile, save_note).
 		f := inferFamily(input)
 		if f == FamilyShell {
-			if cmd, _, _ := shellSource("", n, false, input); cmd == nil {
+			if cmd, _, _ := c.source(); cmd == nil {
 				return ""
 			}
 		}
