@@ -475,101 +475,26 @@ func (en *enricher) shellWrites(a *shell.Analysis) []writtenFile {
 }
 
 // commandOutput is the text a command writes out when the command says
-// it: echo's and printf's arguments, a here-document given to cat or
-// tee, or for tee the output of echo or printf piped in.
+// it (shell.Printed), and for tee a here-document or the output of an
+// echo or printf piped in.
 func commandOutput(a *shell.Analysis, c *shell.Command) (string, bool) {
-	switch c.Name {
-	case "echo":
-		args := c.Args()
-		for len(args) > 0 && (args[0] == "-e" || args[0] == "-n" || args[0] == "-en" || args[0] == "-ne") {
-			args = args[1:]
+	if c.Name != "tee" {
+		return shell.Printed(c)
+	}
+	for _, r := range c.Redirects {
+		switch r.Op {
+		case "<<", "<<-":
+			return r.Body, true
+		case "<<<":
+			return r.Body + "\n", true
 		}
-		return strings.Join(args, " ") + "\n", true
-	case "printf":
-		args := c.Args()
-		if len(args) == 0 {
-			return "", false
-		}
-		return printfText(args[0], args[1:]), true
-	case "cat", "tee":
-		if c.Name == "cat" && len(fileArgs(c)) > 0 {
-			return "", false
-		}
-		for _, r := range c.Redirects {
-			switch r.Op {
-			case "<<", "<<-":
-				return r.Body, true
-			case "<<<":
-				return r.Body + "\n", true
-			}
-		}
-		if c.Name == "tee" {
-			for _, in := range c.Inputs {
-				if p := &a.Commands[in]; p.Name == "echo" || p.Name == "printf" {
-					return commandOutput(a, p)
-				}
-			}
+	}
+	for _, in := range c.Inputs {
+		if p := &a.Commands[in]; p.Name == "echo" || p.Name == "printf" {
+			return shell.Printed(p)
 		}
 	}
 	return "", false
-}
-
-func fileArgs(c *shell.Command) []string {
-	var out []string
-	for _, a := range c.Args() {
-		if !strings.HasPrefix(a, "-") {
-			out = append(out, a)
-		}
-	}
-	return out
-}
-
-// printfText is printf's output for a format and its arguments, with the
-// escapes and conversions a written file's text needs: \n, \t, \\, %s,
-// %b, %d, %%. Arguments beyond the format's are dropped.
-func printfText(format string, args []string) string {
-	var b strings.Builder
-	next := func() string {
-		if len(args) == 0 {
-			return ""
-		}
-		s := args[0]
-		args = args[1:]
-		return s
-	}
-	for i := 0; i < len(format); i++ {
-		ch := format[i]
-		if ch == '\\' && i+1 < len(format) {
-			i++
-			switch format[i] {
-			case 'n':
-				b.WriteByte('\n')
-			case 't':
-				b.WriteByte('\t')
-			case '\\':
-				b.WriteByte('\\')
-			default:
-				b.WriteByte('\\')
-				b.WriteByte(format[i])
-			}
-			continue
-		}
-		if ch == '%' && i+1 < len(format) {
-			i++
-			switch format[i] {
-			case '%':
-				b.WriteByte('%')
-			case 's', 'b', 'd', 'q':
-				b.WriteString(next())
-			default:
-				b.WriteByte('%')
-				b.WriteByte(format[i])
-			}
-			continue
-		}
-		b.WriteByte(ch)
-	}
-	return b.String()
 }
 
 // spliceLater analyses the text each written file runs later and adds its

@@ -43,23 +43,6 @@ func TestLaterSteps(t *testing.T) {
 	}
 }
 
-// TestPrintfText: printf's output as a written file holds it.
-func TestPrintfText(t *testing.T) {
-	for _, tt := range []struct {
-		format string
-		args   []string
-		want   string
-	}{
-		{`all:\n\tmake\n`, nil, "all:\n\tmake\n"},
-		{`%s=%d%%\n`, []string{"a", "5"}, "a=5%\n"},
-		{`x\q`, nil, `x\q`},
-	} {
-		if got := printfText(tt.format, tt.args); got != tt.want {
-			t.Errorf("printf %q %q = %q, want %q", tt.format, tt.args, got, tt.want)
-		}
-	}
-}
-
 // FuzzLaterSteps: any text written to any executable context is turned
 // into shell text without failing, within the bounds.
 func FuzzLaterSteps(f *testing.F) {

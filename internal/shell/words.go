@@ -2,6 +2,7 @@ package shell
 
 import (
 	"encoding/base64"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -248,15 +249,22 @@ func decodeBase64(s string) (string, bool) {
 	return "", false
 }
 
-// printedText returns what command i prints when it is an echo or printf
-// of literal words.
+// printedText returns what command i prints when it is an echo, printf
+// or cat of literal words (Printed).
 func (a *analyzer) printedText(i int) (string, bool) {
 	c := &a.out.Commands[i]
-	for _, d := range c.Dynamic {
-		if d {
-			return "", false
-		}
+	if slices.Contains(c.Dynamic, true) {
+		return "", false
 	}
+	return Printed(c)
+}
+
+// Printed returns the text c prints when its own words say it: echo's and
+// printf's arguments, a here-document or here-string given to cat. A word
+// that expands when the command runs is taken as Args spells it, so the
+// text a script appends to a file keeps its $VARIABLES. ok is false for
+// any other command, and for a printf format it cannot render.
+func Printed(c *Command) (string, bool) {
 	args := c.Args()
 	switch c.Name {
 	case "echo":
@@ -304,9 +312,10 @@ func (a *analyzer) printedText(i int) (string, bool) {
 	return "", false
 }
 
-// printf renders the %s, %b and %% directives of a printf format, reusing
-// the format while arguments remain as printf does; other directives give
-// up.
+// printf renders the %s, %b, %d, %i, %q and %% directives of a printf
+// format, reusing the format while arguments remain as printf does; other
+// directives give up. %d and %q write their argument as it is: right for
+// the numbers and plain words a script prints.
 func printf(format string, args []string) (string, bool) {
 	var b strings.Builder
 	format = ansiC(format)
@@ -335,7 +344,7 @@ func printfOnce(b *strings.Builder, format string, args []string) ([]string, boo
 		switch format[i] {
 		case '%':
 			b.WriteByte('%')
-		case 's', 'b':
+		case 's', 'b', 'd', 'i', 'q':
 			if len(args) > 0 {
 				arg := args[0]
 				if format[i] == 'b' {
