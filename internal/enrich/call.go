@@ -19,9 +19,11 @@ type call struct {
 	family string // what the call acts as: FamilyShell, FamilyFileWrite…
 	agent  string // the native agent that asked, "" for AHP harnesses
 	origin string
-	server string     // the MCP server the event names, "" for none
-	mcp    *ast.Term  // {server, tool} of an MCP call, nil for any other
-	input  ast.Object // the arguments the tool acts on (a wrapped call's own)
+	server string // the MCP server the event names, "" for none
+	// mcpServer is the server of an MCP call, a wrapped call's included.
+	mcpServer string
+	mcp       *ast.Term  // {server, tool} of an MCP call, nil for any other
+	input     ast.Object // the arguments the tool acts on (a wrapped call's own)
 
 	// equivalent is the CLI command line an MCP remote act amounts to
 	// (remote.go), "" for none.
@@ -71,11 +73,11 @@ func readCall(ev *transport.Event, agent string) *call {
 	if server, t, args, ok := mcpWrapped(c.tool, c.input); ok {
 		// A harness tool that calls another server's tool is that call.
 		fam, c.input = FamilyMCP, args
-		c.mcp = mcpItem(server, t)
+		c.mcp, c.mcpServer = mcpItem(server, t), server
 		c.tool = canonicalMCPTool(t)
 	} else if fam == FamilyMCP {
 		server, t := mcpTool(c.name, ev.Tool.MCP)
-		c.mcp = mcpItem(server, t)
+		c.mcp, c.mcpServer = mcpItem(server, t), server
 		// Servers spell one tool mergePullRequest or merge-pull-request.
 		c.tool = canonicalMCPTool(t)
 	}
@@ -105,7 +107,15 @@ func mcpItem(server, tool string) *ast.Term {
 
 // codeRun is the interpreter call the tool's code amounts to (coderun.go);
 // the server's name may name the language (mcp__node__eval).
-func (c *call) codeRun() *ast.Array { return codeRun(c.name+" "+c.server, c.input) }
+func (c *call) codeRun() *ast.Array {
+	name := c.name + " " + c.server
+	if c.mcp != nil {
+		// A wrapped call's own tool and server (use_mcp_tool naming
+		// playwright's browser_evaluate).
+		name += " " + c.tool + " " + c.mcpServer
+	}
+	return codeRun(name, c.input)
+}
 
 // readRun finds what a shell-family call runs now: the CLI command of an
 // MCP remote act, the interpreter call of a code-running tool, else the
@@ -128,6 +138,22 @@ func (c *call) readRun() {
 		}
 	}
 	c.source()
+	if s, ok := c.run.(ast.String); ok && c.mcp != nil && !startsWithKnownProgram(string(s)) {
+		if client := serverClient(c.mcpServer); client != nil {
+			// A data store's server runs its own language, not a shell:
+			// FLUSHALL is the store's command, not a program.
+			argv := make([]*ast.Term, 0, len(client)+1)
+			for _, w := range client {
+				argv = append(argv, ast.StringTerm(w))
+			}
+			if len(client) == 1 {
+				c.run = ast.String(client[0] + " " + string(s))
+			} else {
+				c.run = ast.NewArray(append(argv, ast.StringTerm(string(s)))...)
+			}
+			return
+		}
+	}
 	if s, ok := c.run.(ast.String); ok && powershellTools[c.tool] {
 		// A PowerShell tool's command is PowerShell code: analysed as
 		// pwsh -Command runs it.

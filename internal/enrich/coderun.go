@@ -24,7 +24,9 @@ var runWords = map[string]bool{
 }
 
 // codeFields are the fields that hold the code, in the order read.
-var codeFields = []string{"code", "script", "source", "source_code", "sourceCode", "program", "snippet", "expression", "cell", "cell_source"}
+// A browser tool's page script is its function (Playwright's and Chrome
+// DevTools' evaluate).
+var codeFields = []string{"code", "script", "source", "source_code", "sourceCode", "program", "snippet", "expression", "cell", "cell_source", "function"}
 
 // languageFields name the code's language.
 var languageFields = []string{"language", "lang", "runtime", "kernel", "kernel_name"}
@@ -78,10 +80,26 @@ func codeRun(name string, input ast.Object) *ast.Array {
 		}
 	}
 	if lang == "" {
-		lang = "python" // what code-running tools run when they name no language
+		lang = codeLanguage(code)
 	}
 	in := interpreters[lang]
 	return ast.NewArray(ast.StringTerm(in[0]), ast.StringTerm(in[1]), ast.StringTerm(code))
+}
+
+// jsMarks are spellings only JavaScript code has among the languages
+// code-running tools take: an arrow function, require, await, const/let.
+var jsMarks = []string{"=>", "require(", "await ", "const ", "let ", "function(", "function ", "console.", "document.", "window.", "import("}
+
+// codeLanguage guesses the language of code a tool names none for:
+// JavaScript when it reads as such (a browser tool's page script, a
+// Playwright snippet), else Python, what such tools run by default.
+func codeLanguage(code string) string {
+	for _, m := range jsMarks {
+		if strings.Contains(code, m) {
+			return "javascript"
+		}
+	}
+	return "python"
 }
 
 // ownShell reports whether a tool is a native agent's own shell tool,

@@ -20,6 +20,7 @@ var (
 	keyExecutesStdin = ast.StringTerm("executes_stdin")
 	keyDynamicLookup = ast.StringTerm("dynamic_lookup")
 	keyEnvDump       = ast.StringTerm("env_dump")
+	keyPageSecrets   = ast.StringTerm("page_secrets")
 )
 
 // addInline marks, in the command objects cmds, the interpreters that run
@@ -53,6 +54,7 @@ func addInline(cmds []*ast.Term, progs []inline.Program) {
 			{keyDynamicCode, p.Dynamic}, {keyDecodes, p.Decodes}, {keyNetwork, p.Network},
 			{keyReverseShell, p.ReverseShell}, {keyExecutesStdin, p.ExecutesStdin},
 			{keyDynamicLookup, p.DynamicLookup}, {keyEnvDump, p.EnvDump},
+			{keyPageSecrets, p.PageSecrets},
 		} {
 			if f.on {
 				items = append(items, [2]*ast.Term{f.key, termTrue})

@@ -468,9 +468,12 @@ func programOfTool(tool string, mcp bool) string {
 // interpreter, a client): such a server runs it, whatever the tool's name.
 func runsKnownProgram(input ast.Object) bool {
 	line, ok := hasRole(input, commandRoleKeys)
-	if !ok {
-		return false
-	}
+	return ok && startsWithKnownProgram(line)
+}
+
+// startsWithKnownProgram reports whether a command line's first word is
+// a program the library knows.
+func startsWithKnownProgram(line string) bool {
 	first, _, _ := strings.Cut(strings.TrimSpace(line), " ")
 	first = path.Base(first)
 	if first == "" || first == "." || first == "/" {
@@ -481,6 +484,31 @@ func runsKnownProgram(input ast.Object) bool {
 	}
 	m, err := effects.Builtin()
 	return err == nil && m.Known(first)
+}
+
+// serverClients are the clients whose language an MCP server named for a
+// data store speaks, with the option that takes one statement: the
+// redis server's execute {"command": "FLUSHALL"} is redis-cli FLUSHALL,
+// the postgres server's run {"command": "DROP TABLE t"} is psql -c.
+var serverClients = map[string][]string{
+	"redis": {"redis-cli"}, "valkey": {"valkey-cli"}, "keydb": {"keydb-cli"},
+	"postgres": {"psql", "-c"}, "postgresql": {"psql", "-c"}, "pg": {"psql", "-c"}, "supabase": {"psql", "-c"},
+	"mysql": {"mysql", "-e"}, "mariadb": {"mariadb", "-e"}, "sqlite": {"sqlite3", ":memory:"},
+	"duckdb": {"duckdb", "-c"}, "mongo": {"mongosh", "--eval"}, "mongodb": {"mongosh", "--eval"},
+	"clickhouse": {"clickhouse-client", "-q"}, "cassandra": {"cqlsh", "-e"}, "mssql": {"sqlcmd", "-Q"},
+	"sqlserver": {"sqlcmd", "-Q"}, "snowflake": {"snowsql", "-q"}, "cockroach": {"cockroach", "sql", "-e"},
+}
+
+// serverClient is the client of the data store an MCP server is named
+// for (a word of its name: redis, mcp-server-postgres, mysql_db), nil
+// for any other server.
+func serverClient(server string) []string {
+	for w := range strings.FieldsFuncSeq(strings.ToLower(server), func(r rune) bool { return r == '_' || r == '-' || r == '.' || r == ' ' }) {
+		if c, ok := serverClients[w]; ok {
+			return c
+		}
+	}
+	return nil
 }
 
 // commandFields are the input fields that may hold the command of a shell
@@ -521,6 +549,9 @@ func (c *call) actingFamily() string {
 	}
 	if (fam == FamilyMCP || fam == FamilyOther) && nameHas(name, sendingWords) {
 		_, hasPath := hasRole(input, pathRoleKeys)
+		if !hasPath {
+			_, hasPath = hasRole(input, pathListRoleKeys) // browser_file_upload {"paths": […]}
+		}
 		if _, hasContent := hasRole(input, contentRoleKeys); hasPath && !hasContent {
 			// upload_file, attach_file, send_file: the file is read, and
 			// goes wherever the tool sends it. Given text, the tool

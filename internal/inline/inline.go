@@ -57,6 +57,10 @@ type Program struct {
 	// whole environment (print(os.environ), console.log(process.env),
 	// puts ENV.to_h, print_r(getenv())): every secret variable with it.
 	EnvDump bool
+	// PageSecrets is set when a web page's script reads the page's
+	// cookies or storage and sends something over the network: the
+	// page's login leaves for another host.
+	PageSecrets bool
 	// DynamicLookup is set when the program reaches a module or function
 	// by a name computed at run time (getattr(m, name), __import__(x),
 	// require(x)), which no reading of the code can follow. Lookups by
@@ -118,6 +122,7 @@ func Expand(a *shell.Analysis, lim shell.Limits) []Program {
 		}
 		p.Network = fetches || f.socket
 		p.EnvDump = f.wholeEnv && (f.shows || p.Network)
+		p.PageSecrets = f.pageStore && p.Network
 		p.ReverseShell = f.socket && (f.dup || f.pipes || spawnsShell(a, p.Calls))
 		if fetches && f.evals {
 			// Downloaded text run as code: the download feeds the

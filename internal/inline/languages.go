@@ -64,6 +64,10 @@ type language struct {
 	// included. A single variable (os.environ['HOME']) is another name.
 	wholeEnv map[string]bool
 	shows    map[string]bool
+	// pageStores are a web page's stores of session secrets (cookies,
+	// local and session storage): a page script that sends one over the
+	// network hands the page's login to another host.
+	pageStores []string
 }
 
 var python = &language{
@@ -138,13 +142,15 @@ var javascript = &language{
 		"runInThisContext": kEval,
 		"atob":             kDecode, "Buffer.from": kDecode,
 		"net.connect": kSocket, "net.createConnection": kSocket, "net.Socket": kSocket,
+		"navigator.sendBeacon": kSocket, "XMLHttpRequest": kSocket, "WebSocket": kSocket, "EventSource": kSocket,
 		"Deno.connect": kSocket, "Bun.connect": kSocket, "tls.connect": kSocket,
 		"os.homedir": kHome, "homedir": kHome, "path.join": kJoin, "path.resolve": kJoin,
 		"join": kJoin, "resolve": kJoin, "path.normalize": kSame,
 		"process.env.HOME": kEnv, "Bun.env.HOME": kEnv, "import.meta.env.HOME": kEnv, "Deno.env.get": kEnv,
 	},
-	wholeEnv: map[string]bool{"process.env": true, "Deno.env.toObject": true, "Bun.env": true},
-	shows:    map[string]bool{"console.log": true, "console.dir": true, "console.error": true, "console.info": true, "console.table": true, "JSON.stringify": true, "process.stdout.write": true},
+	wholeEnv:   map[string]bool{"process.env": true, "Deno.env.toObject": true, "Bun.env": true},
+	pageStores: []string{"document.cookie", "localStorage", "sessionStorage", "window.localStorage", "window.sessionStorage", "cookieStore", "indexedDB"},
+	shows:      map[string]bool{"console.log": true, "console.dir": true, "console.error": true, "console.info": true, "console.table": true, "JSON.stringify": true, "process.stdout.write": true},
 }
 
 var perl = &language{

@@ -45,6 +45,7 @@ type facts struct {
 	pipes         bool // a stream is piped into another (node's .pipe)
 	wholeEnv      bool // the whole environment is used as one value
 	shows         bool // a value is printed or serialised
+	pageStore     bool // a web page's cookies or storage are read
 	truncated     bool // a bound stopped the scan
 }
 
@@ -323,6 +324,11 @@ func (s *scanner) envUse(i int) {
 	t := s.toks[i]
 	if s.lang.shows[t.text] {
 		s.f.shows = true
+	}
+	for _, store := range s.lang.pageStores {
+		if t.text == store || strings.HasPrefix(t.text, store+".") {
+			s.f.pageStore = true
+		}
 	}
 	if !s.lang.wholeEnv[t.text] || s.isPunct(i+1, "[") || s.isPunct(i+1, "{") {
 		return

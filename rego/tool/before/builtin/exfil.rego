@@ -220,3 +220,28 @@ _tunnel("ssh", cmd) if {
 	some o in args.options(cmd.args)
 	regex.match(`^-[a-zA-Z]*R`, o)
 }
+
+# METADATA
+# title: Sending a web page's cookies or storage
+# description: |
+#   Denies page scripts (a browser tool's evaluate, a Playwright or
+#   Puppeteer snippet, node -e code) that read a page's cookies, local
+#   or session storage and send anything over the network (fetch,
+#   sendBeacon, XMLHttpRequest, WebSocket): they hold the page's login,
+#   and the request can carry it to any host. Reading them without a
+#   request is allowed.
+# custom:
+#   severity: high
+#   code: dev.ahp-opa.exfil.page-secrets
+violation contains {
+	"reason": concat(" ", [
+		"Blocked a page script that reads the page's cookies or storage and sends a request; the page's session could leave with it.",
+		"Inspect the values locally (return them without a request), or ask the user to run this script.",
+	]),
+	"code": "dev.ahp-opa.exfil.page-secrets",
+	"trigger": concat(" ", [cmd.name, "code sending cookies or storage"]),
+} if {
+	input.ahp.shell.classes.interpreter
+	some cmd in input.ahp.shell.commands
+	cmd.code.page_secrets
+}
