@@ -1,6 +1,7 @@
 package enrich
 
 import (
+	"cmp"
 	"encoding/json"
 	"maps"
 	"path"
@@ -46,6 +47,9 @@ const (
 	laterNotebook = "notebook" // code cells of a notebook
 	laterSources  = "sources"  // package sources of a package manager's configuration
 	laterPth      = "pth"      // import lines of a Python .pth file, run at every start
+	laterRunner   = "runner"   // programs a build tool's configuration runs (cargo's runner)
+	laterCompose  = "compose"  // containers a compose file starts
+	laterSettings = "settings" // shells an editor's settings start (terminal profiles)
 )
 
 var shellRCFiles = map[string]bool{
@@ -59,6 +63,9 @@ var shellRCFiles = map[string]bool{
 var templateHook = regexp.MustCompile(`/hooks/(pre|post)_gen_project\.(py|sh)$`)
 
 var ciFile = regexp.MustCompile(`(^|/)(\.github/workflows/[^/]+|\.github/actions/.+/action|\.gitlab-ci|\.circleci/config|azure-pipelines|bitbucket-pipelines|\.buildkite/[^/]+|\.drone|\.travis|\.woodpecker/[^/]+|\.woodpecker)\.ya?ml$`)
+
+// composeFile names a compose file: docker compose up starts what it says.
+var composeFile = regexp.MustCompile(`^(docker-)?compose(\.[\w-]+)?\.ya?ml$`)
 
 // laterKind says how the file at abs runs its text later, "" when it
 // does not.
@@ -84,6 +91,12 @@ func laterKind(abs string) string {
 		return laterPth
 	case base == "build.rs":
 		return laterRust
+	case (base == "config.toml" || base == "config") && strings.HasSuffix(path.Dir(abs), "/.cargo"):
+		return laterRunner
+	case composeFile.MatchString(base):
+		return laterCompose
+	case strings.HasSuffix(abs, "/.vscode/settings.json"), strings.HasSuffix(abs, "/Code/User/settings.json"):
+		return laterSettings
 	case base == "setup.py" || base == "conftest.py" || base == "noxfile.py" || base == "sitecustomize.py" || base == "usercustomize.py":
 		return laterPython
 	case strings.HasSuffix(base, ".ipynb"):
@@ -160,6 +173,12 @@ func laterSteps(kind, text string) []string {
 		steps = notebookCode(text)
 	case laterSources:
 		steps = sourceCommands(text)
+	case laterRunner:
+		steps = runnerCommands(text)
+	case laterCompose:
+		steps = composeRuns(text)
+	case laterSettings:
+		steps = shellArgs(text)
 	case laterPth:
 		// Python runs a .pth file's import lines when it starts.
 		var code strings.Builder
@@ -182,7 +201,7 @@ func laterSteps(kind, text string) []string {
 // onDemand reports whether a kind's steps run when someone asks for them
 // (a make target, a CI job, an npm script), rather than on their own.
 func onDemand(kind string) bool {
-	return kind == laterRecipe || kind == laterCI || kind == laterJSON
+	return kind == laterRecipe || kind == laterCI || kind == laterJSON || kind == laterRunner || kind == laterCompose
 }
 
 // onDemandActs are the acts a pipeline, a Makefile target or a script
@@ -266,6 +285,126 @@ func jsonCommands(text string) []string {
 		if commandKeys[m[1]] || !whole && looksLikeCommand(v) {
 			out = append(out, v)
 		}
+	}
+	return append(out, shellArgs(text)...)
+}
+
+// shellArg finds a shell's command-line option followed by its command in
+// a JSON array: "args": ["-c", "…"] of a terminal profile, a task or a
+// launch configuration.
+var shellArg = regexp.MustCompile(`"(?:-c|-lc|-ic|/c|/C|-Command|-command|-EncodedCommand)"\s*,\s*"((?:[^"\\]|\\.)*)"`)
+
+// shellArgs returns the command lines a JSON text hands to a shell's -c.
+func shellArgs(text string) []string {
+	var out []string
+	for _, m := range shellArg.FindAllStringSubmatch(text, -1) {
+		if v, err := unquoteJSON(m[1]); err == nil {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// runnerSetting finds the programs cargo's configuration runs on its
+// own: a target's runner, a rustc wrapper, a linker; as a string or an
+// array of words.
+var runnerSetting = regexp.MustCompile(`(?m)^[\s+]*(?:runner|rustc-wrapper|rustc-workspace-wrapper|linker)\s*=\s*(\[.*\]|"(?:[^"\\]|\\.)*"|'[^']*')`)
+
+// runnerCommands returns the command lines of runnerSetting values.
+func runnerCommands(text string) []string {
+	var out []string
+	for _, m := range runnerSetting.FindAllStringSubmatch(text, -1) {
+		v := m[1]
+		switch {
+		case strings.HasPrefix(v, "["):
+			var words []string
+			if json.Unmarshal([]byte(strings.ReplaceAll(v, "'", `"`)), &words) == nil {
+				for i, w := range words {
+					words[i] = shellQuote(w)
+				}
+				out = append(out, strings.Join(words, " "))
+			}
+		case strings.HasPrefix(v, "'"):
+			out = append(out, strings.Trim(v, "'"))
+		default:
+			if u, err := unquoteJSON(strings.Trim(v, `"`)); err == nil {
+				out = append(out, u)
+			}
+		}
+	}
+	return out
+}
+
+// The lines of a compose file that decide what a container can reach on
+// this machine: its image, settings and lists of mounts and capabilities.
+var (
+	composeService = regexp.MustCompile(`^  ([\w.-]+):\s*$`)
+	composeSetting = regexp.MustCompile(`^\s*(image|privileged|pid|network_mode|ipc|userns_mode|user)\s*:\s*["']?([^"'#\s]+)`)
+	composeItem    = regexp.MustCompile(`^\s*-\s*["']?([^"'#]+?)["']?\s*$`)
+	composeList    = regexp.MustCompile(`^\s*(volumes|cap_add|devices|security_opt)\s*:\s*$`)
+)
+
+// composeRuns returns, for each service of a compose file, the docker run
+// that starts the same container: its image with the options that reach
+// this machine (privileged, host namespaces, host mounts, capabilities,
+// devices). A fragment without a services: line is one service.
+func composeRuns(text string) []string {
+	type service struct {
+		image string
+		opts  []string
+	}
+	var services []*service
+	cur := &service{}
+	list := ""
+	flush := func() {
+		if cur.image != "" || len(cur.opts) > 0 {
+			services = append(services, cur)
+		}
+		cur = &service{}
+	}
+	for line := range strings.Lines(text) {
+		line = strings.TrimRight(strings.TrimLeft(line, "+"), "\r\n")
+		if composeService.MatchString(line) {
+			flush()
+			list = ""
+			continue
+		}
+		if m := composeList.FindStringSubmatch(line); m != nil {
+			list = m[1]
+			continue
+		}
+		if m := composeSetting.FindStringSubmatch(line); m != nil {
+			list = ""
+			switch k, v := m[1], m[2]; k {
+			case "image":
+				cur.image = v
+			case "privileged":
+				if v == "true" {
+					cur.opts = append(cur.opts, "--privileged")
+				}
+			case "network_mode":
+				cur.opts = append(cur.opts, "--network="+v)
+			default:
+				cur.opts = append(cur.opts, "--"+k+"="+v)
+			}
+			continue
+		}
+		if m := composeItem.FindStringSubmatch(line); m != nil && list != "" {
+			opt := map[string]string{"volumes": "-v", "cap_add": "--cap-add", "devices": "--device", "security_opt": "--security-opt"}[list]
+			cur.opts = append(cur.opts, opt, shellQuote(m[1]))
+			continue
+		}
+		if strings.TrimSpace(line) != "" && !strings.HasPrefix(strings.TrimSpace(line), "#") && !strings.HasPrefix(strings.TrimSpace(line), "-") {
+			list = ""
+		}
+	}
+	flush()
+	var out []string
+	for _, sv := range services {
+		if len(sv.opts) == 0 {
+			continue // a container that reaches nothing of this machine
+		}
+		out = append(out, "docker run "+strings.Join(sv.opts, " ")+" "+shellQuote(cmp.Or(sv.image, "image")))
 	}
 	return out
 }

