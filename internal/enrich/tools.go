@@ -493,7 +493,7 @@ func startsWithKnownProgram(line string) bool {
 var serverClients = map[string][]string{
 	"redis": {"redis-cli"}, "valkey": {"valkey-cli"}, "keydb": {"keydb-cli"},
 	"postgres": {"psql", "-c"}, "postgresql": {"psql", "-c"}, "pg": {"psql", "-c"}, "supabase": {"psql", "-c"},
-	"mysql": {"mysql", "-e"}, "mariadb": {"mariadb", "-e"}, "sqlite": {"sqlite3", ":memory:"},
+	"mysql": {"mysql", "-e"}, "mariadb": {"mariadb", "-e"}, "sqlite": {"sqlite3", "-cmd"},
 	"duckdb": {"duckdb", "-c"}, "mongo": {"mongosh", "--eval"}, "mongodb": {"mongosh", "--eval"},
 	"clickhouse": {"clickhouse-client", "-q"}, "cassandra": {"cqlsh", "-e"}, "mssql": {"sqlcmd", "-Q"},
 	"sqlserver": {"sqlcmd", "-Q"}, "snowflake": {"snowsql", "-q"}, "cockroach": {"cockroach", "sql", "-e"},

@@ -273,3 +273,17 @@ test_effect_remote_change_lookalikes_allowed if {
 		lookalike_allowed(bash(c), "dev.ahp-opa.effect.remote-change")
 	}
 }
+
+# SQL that changes who may do what is the same act through any client or
+# database tool: GRANT, CREATE USER, ALTER ROLE … SUPERUSER.
+test_effect_access_change_through_sql if {
+	denies(mcp("postgres", "query", {"sql": "GRANT ALL PRIVILEGES ON DATABASE app TO intern"}), "dev.ahp-opa.effect.access-change")
+	denies(bash(`psql -h db.prod.internal -U admin -c "ALTER USER app WITH SUPERUSER"`), "dev.ahp-opa.effect.access-change")
+	denies(bash(`mysql -h 10.2.3.4 -e "CREATE USER 'x'@'%' IDENTIFIED BY 'pw'"`), "dev.ahp-opa.effect.access-change")
+}
+
+test_effect_access_change_through_sql_lookalikes_allowed if {
+	not denies(bash(`psql -h localhost -c "CREATE ROLE test_user LOGIN"`), "dev.ahp-opa.effect.access-change")
+	allowed(mcp("postgres", "query", {"sql": "SELECT grantee, privilege_type FROM information_schema.role_table_grants"}))
+	allowed(bash(`psql -h db.prod.internal -c "SELECT * FROM users WHERE role = 'admin' LIMIT 5"`))
+}
