@@ -428,9 +428,12 @@ func (a *analyzer) nested(idx int, name string, args []field, env []Assign, redi
 	switch {
 	case shells[name]:
 		script, hasScript, stdin := shellScript(args)
-		switch {
-		case hasScript && script.dynamic:
+		if hasScript && script.dynamic {
+			// Part of the script is only known when it runs; the rest is
+			// read as written, so sh -c "rm -rf $HOME" still shows its rm.
 			a.out.Commands[idx].DynamicCode = true
+		}
+		switch {
 		case hasScript:
 			// sh -c 'script' arg0 arg1…: the words after the script are
 			// $0, $1 ….

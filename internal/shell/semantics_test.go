@@ -27,6 +27,8 @@ func TestSemantics(t *testing.T) {
 		{"set -- -rf /; rm \"$@\"", "rm: rm -rf /"},
 		{"f() { rm -rf \"$1\"; }; f /", "rm: rm -rf /"},
 		{"rm -rf \"${HOME%/}\"", "rm: rm -rf $HOME"},
+		{"sh -c \"rm -rf $HOME\"", "rm: rm -rf $HOME <shell>"},
+		{"bash -c \"cd $TARGET && rm -rf .\"", "rm: rm -rf . <shell>"},
 		{"p=/etc/x; rm -rf ${p%/*}", "rm: rm -rf /etc"},
 		{"read -r d <<< /usr; rm -rf \"$d\"", "rm: rm -rf /usr"},
 		{"while read -r d; do rm -rf \"$d\"; done <<< /var", "rm: rm -rf /var"},
