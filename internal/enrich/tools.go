@@ -280,7 +280,8 @@ var classMembers = map[string][]string{
 	},
 	ClassDownloader: {
 		"curl", "wget", "wget2", "aria2c", "http", "https", "xh", "fetch",
-		"lwp-request", "lwp-download", "axel", "curlie",
+		"lwp-request", "lwp-download", "axel", "curlie", "lynx", "w3m", "links",
+		"links2", "elinks",
 	},
 	ClassNetwork: {
 		"nc", "ncat", "netcat", "nc.traditional", "nc.openbsd", "socat",

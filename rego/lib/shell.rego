@@ -43,7 +43,8 @@ interpreters := {
 # Programs that fetch URLs.
 downloaders := {
 	"curl", "wget", "wget2", "aria2c", "http", "https", "xh", "fetch",
-	"lwp-request", "lwp-download", "axel", "curlie",
+	"lwp-request", "lwp-download", "axel", "curlie", "lynx", "w3m", "links",
+	"links2", "elinks",
 }
 
 # Programs that move raw bytes over the network.

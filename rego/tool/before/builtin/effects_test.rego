@@ -287,3 +287,12 @@ test_effect_access_change_through_sql_lookalikes_allowed if {
 	allowed(mcp("postgres", "query", {"sql": "SELECT grantee, privilege_type FROM information_schema.role_table_grants"}))
 	allowed(bash(`psql -h db.prod.internal -c "SELECT * FROM users WHERE role = 'admin' LIMIT 5"`))
 }
+
+# Logs deleted and signing switched off are security controls weakened,
+# whichever program does it; reading them is not.
+test_effect_security_weaken_logs_and_signing if {
+	denies(bash("journalctl --vacuum-time=1s"), "dev.ahp-opa.effect.security-weaken")
+	denies(bash("git config --global commit.gpgsign false"), "dev.ahp-opa.effect.security-weaken")
+	allowed(bash("journalctl -u nginx --since today -n 50"))
+	allowed(bash("git config --get commit.gpgsign"))
+}
