@@ -38,6 +38,8 @@ func TestSemantics(t *testing.T) {
 		{"printf '%s\\n' a b | xargs -I{} rm -rf {}", "rm: rm -rf b [xargs]"},
 		{"find ~ -maxdepth 0 | xargs rm -rf", "rm: rm -rf ~ [xargs]"},
 		{"printf '%s\\0' /home/dev | xargs -0 rm -rf", "rm: rm -rf /home/dev [xargs]"},
+		{"find ~ -type f -print0 | xargs -0 rm -f", "rm: rm -f ~/* [xargs]"},
+		{"ls -d /srv/* | xargs rm -rf", "rm: rm -rf /srv/* [xargs]"},
 		{"printf '%s\\0' 'import os; os.system(1)' | xargs -0 python3 -c", "python3: python3 -c import os; os.system(1) [xargs]"},
 		{"printf 'a b:/srv' | xargs -d: rm -rf", "rm: rm -rf a b /srv [xargs]"},
 		{"printf '%s\\0' \"$HOME\"/* | xargs -0 rm -rf", "rm: rm -rf $HOME/* [xargs]"},

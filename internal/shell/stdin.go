@@ -2,6 +2,7 @@ package shell
 
 import (
 	"path"
+	"slices"
 	"strings"
 )
 
@@ -61,21 +62,43 @@ func (a *analyzer) output(i int) (string, bool) {
 		return text, true
 	}
 	c := &a.out.Commands[i]
-	if c.Name == "find" {
+	switch c.Name {
+	case "find":
 		words := make([]field, len(c.Argv)-1)
 		for j, s := range c.Argv[1:] {
 			words[j] = field{text: s, dynamic: c.Dynamic[j+1]}
 		}
 		if outs, ok := findOutputs(words); ok {
-			return strings.Join(outs, "\n") + "\n", true
+			sep := "\n"
+			if slices.Contains(c.Argv, "-print0") {
+				sep = "\x00" // for xargs -0
+			}
+			return strings.Join(outs, sep) + sep, true
+		}
+	case "ls":
+		// ls -d lists its operands themselves: ls -d ~/* | xargs rm.
+		var ops []string
+		listsSelf := false
+		for j, s := range c.Argv[1:] {
+			switch {
+			case strings.HasPrefix(s, "-") && len(s) > 1:
+				listsSelf = listsSelf || !strings.HasPrefix(s, "--") && strings.Contains(s, "d") || s == "--directory"
+			case c.Dynamic[j+1]:
+				return "", false
+			default:
+				ops = append(ops, s)
+			}
+		}
+		if listsSelf && len(ops) > 0 {
+			return strings.Join(ops, "\n") + "\n", true
 		}
 	}
 	return "", false
 }
 
 // findOutputs returns the paths find prints, as patterns: each root, or
-// root/NAME when -name selects entries, or root/* with -mindepth 1. ok is
-// false when a root is unknown.
+// root/NAME when -name selects entries, or root/* with -mindepth 1 or a
+// -type other than directories. ok is false when a root is unknown.
 func findOutputs(args []field) ([]string, bool) {
 	var roots []string
 	i := 0
@@ -104,6 +127,12 @@ func findOutputs(args []field) ([]string, bool) {
 			}
 		case "-mindepth":
 			if i+1 < len(args) && args[i+1].text != "0" {
+				deep = true
+			}
+		case "-type":
+			// Only entries of another type than a directory: never the
+			// root itself, always something below it.
+			if i+1 < len(args) && !strings.Contains(args[i+1].text, "d") {
 				deep = true
 			}
 		}

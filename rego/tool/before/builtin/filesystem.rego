@@ -11,7 +11,8 @@ import input.ahp.shell.programs
 #   Denies a recursive rm (-r, -R, --recursive, with or without -f) and
 #   find … -delete or find … -exec rm whose target is the file system root,
 #   a home directory (~, $HOME, /home/u), a system directory (/etc, /usr,
-#   /var, …), a directory just below / or every entry of one (/*, ~/*).
+#   /var, …), a directory just below / or every entry of one (/*, ~/*);
+#   and any rm of every entry of one (rm -f ~/*, find ~ -type f | xargs rm).
 #   Paths are resolved first, so ../.., "$HOME"/ and ~root count.
 # custom:
 #   severity: critical
@@ -71,6 +72,19 @@ _rm_deleted contains p if {
 	cmd.name == "rm"
 	_recursive(cmd.args)
 	some p in cmd.paths
+}
+
+# Every entry of a home or system directory (rm -f ~/*, a find of ~ fed to
+# xargs rm) is as gone as the directory, recursive or not.
+_deleted_recursively contains p if {
+	programs.rm
+	some i in programs.rm
+	cmd := input.ahp.shell.commands[i]
+	cmd.name == "rm"
+	not _recursive(cmd.args)
+	some p in cmd.paths
+	p.glob
+	paths.critical(p)
 }
 
 _deleted_recursively contains p if {

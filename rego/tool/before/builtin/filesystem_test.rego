@@ -45,6 +45,9 @@ test_rm_recursive_critical_flag_spellings_denied if {
 
 test_rm_recursive_critical_evasions_denied if {
 	every c in [
+		"rm -f ~/*",
+		"find ~ -type f -print0 | xargs -0 rm -f",
+		"ls -d ~/* | parallel rm -rf {}",
 		"/bin/rm -rf /",
 		`\rm -rf /`,
 		"r''m -rf /",
@@ -291,4 +294,16 @@ test_move_or_sync_lookalikes_allowed if {
 	# deletes there is a deploy (effect.publish), not a local delete.
 	not denies(bash("rsync -a --delete dist/ deploy@host:/srv/www/"), "dev.ahp-opa.fs.rm-recursive-outside-workspace")
 	not denies(bash("rsync -a --delete dist/ deploy@host:/srv/www/"), "dev.ahp-opa.fs.rm-recursive-critical")
+}
+
+test_rm_every_entry_lookalikes_allowed if {
+	every c in [
+		"find . -name '*.pyc' -print0 | xargs -0 rm -f",
+		"find build -type f -name '*.o' | xargs rm -f",
+		"rm -f ~/notes.txt",
+		"rm -f /tmp/*.log",
+	] {
+		not denies(bash(c), "dev.ahp-opa.fs.rm-recursive-critical")
+		allowed(bash(c))
+	}
 }
