@@ -91,9 +91,61 @@ test_effect_config_change if {
 	denies(bash("sysctl -w net.ipv4.ip_forward=1"), "dev.ahp-opa.effect.config-change")
 	lookalike_allowed(bash("sysctl -n net.ipv4.ip_forward"), "dev.ahp-opa.effect.config-change")
 
-	# Preferences are everyday dotfiles work; a security setting is not.
-	lookalike_allowed(bash("defaults write com.apple.dock autohide -bool true"), "dev.ahp-opa.effect.config-change")
+	# A preference of this machine is a setting outside the workspace,
+	# approvable; a security setting is more than that.
+	denies(bash("defaults write com.apple.dock autohide -bool true"), "dev.ahp-opa.effect.config-change")
 	denies(bash("defaults write com.apple.screensaver askForPassword -int 0"), "dev.ahp-opa.effect.security-weaken")
+}
+
+test_effect_config_change_machine_settings if {
+	every c in [
+		"defaults -currentHost write NSGlobalDomain com.apple.mouse.tapBehavior -int 1",
+		"defaults delete com.apple.Terminal",
+		`/usr/libexec/PlistBuddy -c "Add :Window:Width integer 900" ~/Library/Preferences/com.acme.editor.plist`,
+		"plutil -replace ShowHidden -bool YES ~/Library/Preferences/com.acme.browser.plist",
+		"systemsetup -setcomputersleep Never",
+		"networksetup -setwebproxy Ethernet proxy.corp.example 3128",
+		"pmset -c sleep 0",
+		"gsettings set org.gnome.desktop.peripherals.touchpad tap-to-click true",
+		"dconf load /org/gnome/shell/ < shell.ini",
+		"timedatectl set-ntp false",
+		"hostnamectl set-hostname build-07",
+		"localectl set-keymap de",
+		"update-alternatives --set cc /usr/bin/clang",
+		"reg import tweaks.reg",
+		"netsh winhttp set proxy 10.0.0.1:3128",
+		"bcdedit /timeout 3",
+		"xdg-settings set default-web-browser chromium.desktop",
+	] {
+		denies(bash(c), "dev.ahp-opa.effect.config-change")
+	}
+}
+
+test_effect_config_change_machine_settings_lookalikes_allowed if {
+	every c in [
+		"defaults read com.apple.dock autohide",
+		"defaults -currentHost read NSGlobalDomain",
+		"defaults write ./Resources/Info CFBundleVersion 42",
+		`defaults write "$PWD/Resources/Info" CFBundleShortVersionString 2.1`,
+		`/usr/libexec/PlistBuddy -c "Print :CFBundleIdentifier" ~/Library/Preferences/com.acme.editor.plist`,
+		`/usr/libexec/PlistBuddy -c "Set :CFBundleVersion 42" Resources/Info.plist`,
+		"plutil -lint Resources/Info.plist",
+		"plutil -replace CFBundleVersion -string 42 Resources/Info.plist",
+		"systemsetup -getcomputersleep",
+		"networksetup -listallhardwareports",
+		"pmset -g batt",
+		"gsettings get org.gnome.desktop.interface color-scheme",
+		"dconf dump /org/gnome/terminal/",
+		"timedatectl show",
+		"hostnamectl status",
+		"update-alternatives --list editor",
+		"reg query HKCU\\Environment",
+		"netsh wlan show profiles",
+		"bcdedit /enum",
+		"xdg-settings get default-web-browser",
+	] {
+		lookalike_allowed(bash(c), "dev.ahp-opa.effect.config-change")
+	}
 }
 
 test_effect_persistence if {
