@@ -151,6 +151,12 @@ startup_home_files := {
 	".xsessionrc", ".config/zsh/.zshrc", ".config/zsh/.zshenv", ".config/zsh/.zprofile",
 	".config/powershell/Microsoft.PowerShell_profile.ps1", ".config/powershell/profile.ps1",
 	"Documents/PowerShell/Microsoft.PowerShell_profile.ps1", "Documents/WindowsPowerShell/Microsoft.PowerShell_profile.ps1",
+	".config/powershell/Microsoft.VSCode_profile.ps1", "Documents/PowerShell/profile.ps1", "Documents/WindowsPowerShell/profile.ps1",
+	"Documents/PowerShell/Microsoft.VSCode_profile.ps1", ".login", ".logout", ".yashrc", ".config/yash/rc", ".oshrc", ".yshrc",
+	".config/oils/oshrc", ".config/oils/yshrc", ".config/ion/initrc", ".xonshrc", ".config/xonsh/rc.xsh",
+	".config/elvish/rc.elv", ".elvish/rc.elv", "Library/Application Support/elvish/rc.elv",
+	".config/nushell/config.nu", ".config/nushell/env.nu", ".config/nushell/login.nu",
+	"Library/Application Support/nushell/config.nu", "Library/Application Support/nushell/env.nu", "Library/Application Support/nushell/login.nu",
 }
 
 startup_home_dirs := {
@@ -158,15 +164,25 @@ startup_home_dirs := {
 	"Library/LaunchAgents", ".config/environment.d", ".bashrc.d", ".zshrc.d",
 	".oh-my-zsh/custom", ".config/fish/functions", ".config/plasma-workspace/env",
 	".config/plasma-workspace/shutdown", ".config/autostart-scripts", ".kde/Autostart", ".kde4/Autostart",
+	".config/xonsh/rc.d", ".config/nushell/autoload", ".local/share/nushell/vendor/autoload",
 }
 
-startup_home_dirs_re := `^(\.bashrc\.d|\.config/autostart|\.config/autostart-scripts|\.config/environment\.d|\.config/fish/conf\.d|\.config/fish/functions|\.config/plasma-workspace/env|\.config/plasma-workspace/shutdown|\.config/systemd/user|\.kde/Autostart|\.kde4/Autostart|\.oh-my-zsh/custom|\.zshrc\.d|Library/LaunchAgents)(/|$)`
+startup_home_dirs_re := `^(\.bashrc\.d|\.config/autostart|\.config/autostart-scripts|\.config/environment\.d|\.config/fish/conf\.d|\.config/fish/functions|\.config/nushell/autoload|\.config/plasma-workspace/env|\.config/plasma-workspace/shutdown|\.config/systemd/user|\.config/xonsh/rc\.d|\.kde/Autostart|\.kde4/Autostart|\.local/share/nushell/vendor/autoload|\.oh-my-zsh/custom|\.zshrc\.d|Library/LaunchAgents)(/|$)`
 
-startup_file(p) if p.home_rel in {".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile", ".zshrc", ".zshenv", ".zprofile", ".zlogin", ".zlogout", ".cshrc", ".tcshrc", ".kshrc", ".mkshrc", ".config/fish/config.fish", ".xprofile", ".xinitrc", ".xsession", ".inputrc", ".pam_environment", ".bash_aliases", ".xsessionrc", ".config/zsh/.zshrc", ".config/zsh/.zshenv", ".config/zsh/.zprofile", ".config/powershell/Microsoft.PowerShell_profile.ps1", ".config/powershell/profile.ps1", "Documents/PowerShell/Microsoft.PowerShell_profile.ps1", "Documents/WindowsPowerShell/Microsoft.PowerShell_profile.ps1"}
+startup_file(p) if p.home_rel in {".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile", ".zshrc", ".zshenv", ".zprofile", ".zlogin", ".zlogout", ".cshrc", ".tcshrc", ".kshrc", ".mkshrc", ".config/fish/config.fish", ".xprofile", ".xinitrc", ".xsession", ".inputrc", ".pam_environment", ".bash_aliases", ".xsessionrc", ".config/zsh/.zshrc", ".config/zsh/.zshenv", ".config/zsh/.zprofile", ".config/powershell/Microsoft.PowerShell_profile.ps1", ".config/powershell/profile.ps1", "Documents/PowerShell/Microsoft.PowerShell_profile.ps1", "Documents/WindowsPowerShell/Microsoft.PowerShell_profile.ps1", ".config/powershell/Microsoft.VSCode_profile.ps1", "Documents/PowerShell/profile.ps1", "Documents/WindowsPowerShell/profile.ps1", "Documents/PowerShell/Microsoft.VSCode_profile.ps1", ".login", ".logout", ".yashrc", ".config/yash/rc", ".oshrc", ".yshrc", ".config/oils/oshrc", ".config/oils/yshrc", ".config/ion/initrc", ".xonshrc", ".config/xonsh/rc.xsh", ".config/elvish/rc.elv", ".elvish/rc.elv", "Library/Application Support/elvish/rc.elv", ".config/nushell/config.nu", ".config/nushell/env.nu", ".config/nushell/login.nu", "Library/Application Support/nushell/config.nu", "Library/Application Support/nushell/env.nu", "Library/Application Support/nushell/login.nu"}
 
-startup_file(p) if regex.match(`^(\.bashrc\.d|\.config/autostart|\.config/autostart-scripts|\.config/environment\.d|\.config/fish/conf\.d|\.config/fish/functions|\.config/plasma-workspace/env|\.config/plasma-workspace/shutdown|\.config/systemd/user|\.kde/Autostart|\.kde4/Autostart|\.oh-my-zsh/custom|\.zshrc\.d|Library/LaunchAgents)(/|$)`, p.home_rel)
+startup_file(p) if regex.match(`^(\.bashrc\.d|\.config/autostart|\.config/autostart-scripts|\.config/environment\.d|\.config/fish/conf\.d|\.config/fish/functions|\.config/nushell/autoload|\.config/plasma-workspace/env|\.config/plasma-workspace/shutdown|\.config/systemd/user|\.config/xonsh/rc\.d|\.kde/Autostart|\.kde4/Autostart|\.local/share/nushell/vendor/autoload|\.oh-my-zsh/custom|\.zshrc\.d|Library/LaunchAgents)(/|$)`, p.home_rel)
 
 startup_file(p) if regex.match(`^(/etc/(profile|bash\.bashrc|bashrc|zshrc|zsh/zshrc|environment|crontab)|(/etc/profile\.d|/etc/cron\.(d|daily|hourly|weekly|monthly)|/etc/systemd/system|/Library/Launch(Agents|Daemons)|/var/spool/cron)(/.*)?)$`, p.path)
+
+# A direnv file outside the workspace runs in every shell that enters its
+# directory; PowerShell names the user's profile $PROFILE.
+startup_file(p) if {
+	p.base == ".envrc"
+	p.outside_workspace
+}
+
+startup_file(p) if regex.match(`(?i)^\$\{?profile\}?(\.(current|all)users?(current|all)hosts)?$`, p.raw)
 
 # authorized_keys holds for the files that let someone log in over SSH.
 authorized_keys(p) if regex.match(`(^|/)\.ssh/authorized_keys2?$`, p.path)
