@@ -49,22 +49,28 @@ system(p) if p.path in {"/home", "/Users", "/root", "C:/Users"}
 
 temp(p) if regex.match(`^(/tmp|/var/tmp|/private/tmp|/private/var/tmp|/var/folders|/private/var/folders|/dev/shm)(/|$)`, p.path)
 
-# Caches that package managers and build tools fill and refill on demand:
-# image builds and clean targets empty them (rm -rf /var/lib/apt/lists/*,
-# rm -rf ~/.cache/pip), and nothing is lost.
+# Caches that package managers fill and refill on demand in system
+# directories and root's home: image builds empty them (rm -rf
+# /var/lib/apt/lists/*), and nothing is lost.
 cache_dirs := ["/var/cache", "/var/lib/apt/lists", "/root/.cache", "/root/.npm/_cacache"]
 
+# The user's own caches. Deleting one is still deleting data outside the
+# workspace (the real-world sets and corpus label rm -rf of
+# ~/Library/Caches/… and ~/.gradle/caches dangerous): a team that cleans
+# them allows the path with exceptions.paths. home_cache names them for
+# rules that want to tell them apart.
 cache_home_dirs := [
 	".cache", ".npm/_cacache", ".npm/_logs", ".gradle/caches", ".m2/repository",
 	".cargo/registry/cache", ".yarn/cache", ".pnpm-store", "Library/Caches", "go/pkg/mod/cache",
 ]
 
-# cache holds for a path in such a cache, or the cache itself. ~/.cache
-# as a whole is not one: some tools keep state there, so only what lies
-# below it (~/.cache/pip) is.
+# cache holds for a path in a system cache, or the cache itself.
 cache(p) if regex.match(`^(/var/cache|/var/lib/apt/lists|/root/\.cache|/root/\.npm/_cacache)(/|$)`, p.path)
 
-cache(p) if regex.match(`^(\.cache/.|(\.npm/_cacache|\.npm/_logs|\.gradle/caches|\.m2/repository|\.cargo/registry/cache|\.yarn/cache|\.pnpm-store|Library/Caches|go/pkg/mod/cache)(/|$))`, p.home_rel)
+# home_cache holds for a path in a cache of the user's home. ~/.cache as a
+# whole is not one: some tools keep state there, so only what lies below
+# it (~/.cache/pip) is.
+home_cache(p) if regex.match(`^(\.cache/.|(\.npm/_cacache|\.npm/_logs|\.gradle/caches|\.m2/repository|\.cargo/registry/cache|\.yarn/cache|\.pnpm-store|Library/Caches|go/pkg/mod/cache)(/|$))`, p.home_rel)
 
 # critical holds for a path whose deletion wrecks the machine or the
 # user's data: /, a home directory, a system directory, or a directory
