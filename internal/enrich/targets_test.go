@@ -72,3 +72,42 @@ func TestScriptNamesSpeak(t *testing.T) {
 		}
 	}
 }
+
+// TestMachineScripts: an uninstaller run for real, and an installer told
+// to accept every prompt or to install into the home or a system
+// directory, change this machine; rehearsals, syntax checks and plain
+// project installers do not.
+func TestMachineScripts(t *testing.T) {
+	dir := t.TempDir()
+	changes := func(command string) bool {
+		effs, _ := ahpOf(t, shellEvent(command, dir))["effects"].([]any)
+		for _, e := range effs {
+			m := e.(map[string]any)
+			if m["effect"] == "config.change" && m["source"].(map[string]any)["kind"] == "target-verb" {
+				return true
+			}
+		}
+		return false
+	}
+	for command, want := range map[string]bool{
+		"bash uninstall.sh -f":                     true,
+		`"$TOOLS/remove-uninstall-all.sh" pkg`:     true,
+		"./uninstaller":                            true,
+		"./install --all":                          true,
+		"sh setup.sh -y":                           true,
+		`PREFIX="$HOME/.local" ./install.sh`:       true,
+		"./install.sh --prefix=/usr/local":         true,
+		"bash uninstall.sh -n":                     false,
+		"bash uninstall.sh --dry-run":              false,
+		"bash -u -O extglob -n uninstall.sh":       false,
+		"./install":                                false,
+		"./install.sh --prefix=./out":              false,
+		"VERSION=2 ./scripts/install-tool.sh":      false,
+		"install -m 0644 a.txt /usr/local/share/a": false, // coreutils install, no script
+		"./bootstrap.sh --help":                    false,
+	} {
+		if got := changes(command); got != want {
+			t.Errorf("%s: machine change %v, want %v", command, got, want)
+		}
+	}
+}

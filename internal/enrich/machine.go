@@ -1,0 +1,183 @@
+package enrich
+
+import (
+	"strings"
+
+	"github.com/ahp-opa/ahp-opa/internal/effects"
+	"github.com/ahp-opa/ahp-opa/internal/shell"
+)
+
+// Installers and uninstallers: a script whose name says it installs or
+// uninstalls software (install.sh, ./install, brew-uninstall-cascade.sh,
+// bootstrap.sh) acts on this machine rather than the workspace when it
+// runs for real. Its name and what it is told speak whether its text was
+// read or not, as a release script's name does: an uninstaller removes
+// software from the machine unless it rehearses (-n, --dry-run); an
+// installer does when it is told to accept every prompt (fzf's ./install
+// --all edits the shell's startup files) or to install into the home or a
+// system directory (ZSH=~/.oh-my-zsh sh install.sh, --prefix /usr/local).
+// An installer run plainly (scripts/install) stays the project's own
+// business.
+
+// machineScriptEffects appends the config.change of running c when it is
+// such an installer or uninstaller.
+func machineScriptEffects(c *shell.Command, i int, out []effects.Effect) []effects.Effect {
+	name, args, ok := scriptCall(c)
+	if !ok || rehearses(args) {
+		return out
+	}
+	var role string
+	for _, w := range nameWords(name) {
+		switch w {
+		case "uninstall", "uninstaller", "uninstalls":
+			role = "uninstall"
+		case "install", "installer", "setup", "bootstrap":
+			if role == "" {
+				role = "install"
+			}
+		}
+	}
+	e := effects.Effect{
+		Effect: effects.ConfigChange, Program: c.Name, Command: i,
+		Source:     effects.Source{Kind: "target-verb", Row: c.Name + " " + name, Verb: role},
+		Confidence: effects.Medium, Approvable: true,
+	}
+	switch role {
+	case "uninstall":
+		e.Target = "software installed on this machine (" + name + ")"
+	case "install":
+		why := acceptsAll(args)
+		if why == "" {
+			why = machineDestination(c, args)
+		}
+		if why == "" {
+			return out
+		}
+		e.Target = "this machine: installer " + name + " " + why
+	default:
+		return out
+	}
+	return append(out, e)
+}
+
+// nameWords splits a script's name into its lower-case words.
+func nameWords(name string) []string {
+	return strings.FieldsFunc(strings.ToLower(name), func(r rune) bool {
+		return r == '-' || r == '_' || r == '.' || r == ' '
+	})
+}
+
+// scriptCall returns the name of the script file c runs, with the
+// arguments the script is given: ./install --all, sh install.sh, bash
+// "$DIR/uninstall.sh" -f. Unlike scriptTarget, a directory given by a
+// variable still leaves the file's own name to speak.
+func scriptCall(c *shell.Command) (string, []string, bool) {
+	args := c.Args()
+	if shellNames[c.Name] {
+		for j := 0; j < len(args); j++ {
+			a := args[j]
+			switch {
+			case a == "-O" || a == "+O" || a == "-o" || a == "+o":
+				j++ // bash -O extglob: the value is an option's
+			case a == "--":
+			case strings.HasPrefix(a, "--"):
+			case strings.HasPrefix(a, "-") || strings.HasPrefix(a, "+"):
+				if strings.ContainsAny(a, "ncs") {
+					return "", nil, false // bash -c runs text, -s reads stdin, -n only checks
+				}
+			default:
+				name, ok := staticScriptName(a)
+				return name, args[j+1:], ok
+			}
+		}
+		return "", nil, false
+	}
+	if len(c.Argv) == 0 || !strings.ContainsAny(c.Argv[0], `/\`) || systemProgram(c.Argv[0]) {
+		return "", nil, false
+	}
+	name, ok := staticScriptName(c.Argv[0])
+	return name, args, ok
+}
+
+// staticScriptName is the name of the file p names, without its
+// extension, when that name is written out.
+func staticScriptName(p string) (string, bool) {
+	base := p[strings.LastIndexAny(p, `/\`)+1:]
+	if base == "" || strings.ContainsAny(base, "$`*?[") {
+		return "", false
+	}
+	if dot := strings.LastIndexByte(base, '.'); dot > 0 {
+		base = base[:dot]
+	}
+	return base, base != ""
+}
+
+// rehearses reports whether a script is asked to show, not do.
+func rehearses(args []string) bool {
+	for _, a := range args {
+		switch strings.ToLower(a) {
+		case "-n", "--dry-run", "--dryrun", "--dry_run", "--noop", "--simulate", "-h", "--help", "help", "--check", "--version", "--list":
+			return true
+		}
+	}
+	return false
+}
+
+// acceptAll are the options that answer yes to every prompt.
+var acceptAll = map[string]bool{
+	"--all": true, "--yes": true, "-y": true, "--unattended": true, "--assume-yes": true,
+	"--non-interactive": true, "--noninteractive": true, "--no-confirm": true, "--noconfirm": true,
+	"--force-yes": true, "--accept-all": true,
+}
+
+// acceptsAll returns the option that accepts every prompt, "" for none.
+func acceptsAll(args []string) string {
+	for _, a := range args {
+		if acceptAll[strings.ToLower(a)] {
+			return "told to accept every prompt (" + a + ")"
+		}
+	}
+	return ""
+}
+
+// machineDestination returns why an installer is pointed at the home or
+// a system directory: an environment assignment, an option's value or an
+// operand that names one. "" when none does.
+func machineDestination(c *shell.Command, args []string) string {
+	for _, e := range c.Env {
+		if machinePath(e.Value) {
+			return "installing into " + e.Value + " (" + e.Name + ")"
+		}
+	}
+	for _, a := range args {
+		v := a
+		if strings.HasPrefix(a, "-") {
+			_, after, ok := strings.Cut(a, "=")
+			if !ok {
+				continue
+			}
+			v = after
+		}
+		if machinePath(v) {
+			return "installing into " + v
+		}
+	}
+	return ""
+}
+
+// machinePath reports whether v names the home directory, a path in it,
+// or a system directory: never a workspace, which lies below the home.
+func machinePath(v string) bool {
+	v = strings.Trim(v, `"'`)
+	for _, p := range []string{"~", "$HOME", "${HOME}"} {
+		if v == p || strings.HasPrefix(v, p+"/") {
+			return true
+		}
+	}
+	for _, d := range []string{"/usr", "/opt", "/etc", "/bin", "/sbin", "/Library", "/Applications", "/System"} {
+		if v == d || strings.HasPrefix(v, d+"/") {
+			return true
+		}
+	}
+	return false
+}
