@@ -39,7 +39,7 @@ func machineScriptEffects(c *shell.Command, i int, out []effects.Effect) []effec
 	}
 	e := effects.Effect{
 		Effect: effects.ConfigChange, Program: c.Name, Command: i,
-		Source:     effects.Source{Kind: "target-verb", Row: c.Name + " " + name, Verb: role},
+		Source:     effects.Source{Kind: "script-name", Row: name, Verb: role},
 		Confidence: effects.Medium, Approvable: true,
 	}
 	switch role {
@@ -176,6 +176,164 @@ func machinePath(v string) bool {
 	}
 	for _, d := range []string{"/usr", "/opt", "/etc", "/bin", "/sbin", "/Library", "/Applications", "/System"} {
 		if v == d || strings.HasPrefix(v, d+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+// Archives and trees laid over the home directory: an archive extracted
+// into the home (cd; curl … | tar -xz, tar -xf dots.tgz -C ~) or a
+// directory's contents copied onto it (cp -a dots/. ~, rsync -a dots/ ~/)
+// overwrites whatever startup files it carries, unseen. What is extracted
+// where is read from the command; a cd before it moves it (cd with no
+// operand goes home).
+
+// overHomeEffects appends the persistence of laying files over the home.
+func overHomeEffects(c *shell.Command, i int, out []effects.Effect) []effects.Effect {
+	dest, how := overHome(c)
+	if dest == "" || !homeLevel(dest) {
+		return out
+	}
+	return append(out, effects.Effect{
+		Effect: effects.Persistence, Target: "the home directory's startup files (" + how + " into " + dest + ")",
+		Program: c.Name, Command: i, Source: effects.Source{Kind: "destination", Row: c.Name},
+		Confidence: effects.High, Approvable: true,
+	})
+}
+
+// overHome returns the directory c lays many files into and how, "" when
+// it does not: an archive extracted, or a directory's contents copied.
+func overHome(c *shell.Command) (string, string) {
+	args := c.Args()
+	switch c.Name {
+	case "tar", "gtar", "bsdtar":
+		if !tarExtracts(args) {
+			return "", ""
+		}
+		if d, ok := valueOf(args, "-C", "--directory", "--cd"); ok {
+			return d, "archive extracted"
+		}
+		return c.Dir, "archive extracted"
+	case "unzip":
+		for _, a := range args {
+			if a == "-l" || a == "-t" || a == "-v" || a == "-p" || a == "-Z" {
+				return "", "" // lists, tests or prints
+			}
+		}
+		if d, ok := valueOf(args, "-d"); ok {
+			return d, "archive extracted"
+		}
+		return c.Dir, "archive extracted"
+	case "cp", "rsync", "ditto":
+		ops := operandsOnly(args)
+		if len(ops) < 2 || (c.Name == "cp" && !treeCopy(args)) {
+			return "", ""
+		}
+		for _, src := range ops[:len(ops)-1] {
+			if contentsOf(src, c.Name == "rsync") {
+				return ops[len(ops)-1], "directory contents copied"
+			}
+		}
+	}
+	return "", ""
+}
+
+// tarExtracts reports whether tar is asked to extract: x in its first
+// (old-style) word or a short cluster, or --extract/--get.
+func tarExtracts(args []string) bool {
+	for k, a := range args {
+		switch {
+		case a == "--extract" || a == "--get":
+			return true
+		case strings.HasPrefix(a, "--"):
+		case strings.HasPrefix(a, "-") && isLetters(a[1:]):
+			if strings.ContainsRune(a[1:], 'x') {
+				return true
+			}
+		case k == 0 && isLetters(a):
+			return strings.ContainsRune(a, 'x')
+		}
+	}
+	return false
+}
+
+func isLetters(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, r := range s {
+		if (r < 'a' || r > 'z') && (r < 'A' || r > 'Z') {
+			return false
+		}
+	}
+	return true
+}
+
+// valueOf returns the value of the first of opts args give: "-C dir",
+// "--directory=dir", or "-Cdir" for a one-letter option.
+func valueOf(args []string, opts ...string) (string, bool) {
+	for j, a := range args {
+		for _, o := range opts {
+			switch {
+			case a == o && j+1 < len(args):
+				return args[j+1], true
+			case strings.HasPrefix(a, o+"="):
+				return a[len(o)+1:], true
+			case len(o) == 2 && len(a) > 2 && strings.HasPrefix(a, o) && o[1] != '-':
+				return a[2:], true
+			}
+		}
+	}
+	return "", false
+}
+
+// operandsOnly returns the arguments that are not options.
+func operandsOnly(args []string) []string {
+	var ops []string
+	for _, a := range args {
+		if !strings.HasPrefix(a, "-") {
+			ops = append(ops, a)
+		}
+	}
+	return ops
+}
+
+// treeCopy reports whether cp copies directories (-r, -R, -a).
+func treeCopy(args []string) bool {
+	for _, a := range args {
+		if a == "--recursive" || a == "--archive" {
+			return true
+		}
+		if strings.HasPrefix(a, "-") && !strings.HasPrefix(a, "--") && strings.ContainsAny(a, "rRa") {
+			return true
+		}
+	}
+	return false
+}
+
+// contentsOf reports whether a source names a directory's contents rather
+// than the directory: dots/., dots/*, dots/.*, and for rsync dots/.
+func contentsOf(src string, rsync bool) bool {
+	for _, suffix := range []string{"/.", "/*", "/.*", "/{.,}*"} {
+		if strings.HasSuffix(src, suffix) {
+			return true
+		}
+	}
+	return rsync && strings.HasSuffix(src, "/") && len(src) > 1
+}
+
+// homeLevel reports whether a directory, as written, is the home or one
+// that holds startup files (~/.config and the shells' directories in it).
+func homeLevel(dir string) bool {
+	dir = strings.TrimSuffix(strings.Trim(dir, `"'`), "/")
+	for _, h := range []string{"~", "$HOME", "${HOME}"} {
+		rest, ok := strings.CutPrefix(dir, h)
+		if !ok {
+			continue
+		}
+		switch rest = strings.TrimSuffix(rest, "/."); rest {
+		case "", "/.config", "/.config/fish", "/.config/nushell", "/.config/elvish", "/.config/xonsh", "/.config/zsh", "/.config/powershell":
 			return true
 		}
 	}

@@ -83,7 +83,7 @@ func TestMachineScripts(t *testing.T) {
 		effs, _ := ahpOf(t, shellEvent(command, dir))["effects"].([]any)
 		for _, e := range effs {
 			m := e.(map[string]any)
-			if m["effect"] == "config.change" && m["source"].(map[string]any)["kind"] == "target-verb" {
+			if m["effect"] == "config.change" && m["source"].(map[string]any)["kind"] == "script-name" {
 				return true
 			}
 		}
@@ -108,6 +108,41 @@ func TestMachineScripts(t *testing.T) {
 	} {
 		if got := changes(command); got != want {
 			t.Errorf("%s: machine change %v, want %v", command, got, want)
+		}
+	}
+}
+
+// TestOverHome: an archive extracted, or a directory's contents copied,
+// into the home or a directory of startup files lays files over them.
+func TestOverHome(t *testing.T) {
+	dir := t.TempDir()
+	lays := func(command string) bool {
+		effs, _ := ahpOf(t, shellEvent(command, dir))["effects"].([]any)
+		for _, e := range effs {
+			if e.(map[string]any)["source"].(map[string]any)["kind"] == "destination" {
+				return true
+			}
+		}
+		return false
+	}
+	for command, want := range map[string]bool{
+		"cd; tar -xz < dots.tgz":                 true,
+		"cd $HOME && tar xf dots.tar":            true,
+		"tar -C ~ -xf dots.tar":                  true,
+		"tar -xf dots.tar -C~/.config":           true,
+		"unzip dots.zip -d '$HOME/.config/fish'": true,
+		"cp -a skel/.* ~":                        true,
+		"rsync -a skel/ ~/":                      true,
+		"tar -xf dots.tar":                       false,
+		"tar -cf ~/dots.tar .":                   false,
+		"tar --exclude=x -cf out.tar .":          false,
+		"cd ~/src && tar -xf dots.tar":           false,
+		"unzip -l dots.zip -d ~":                 false,
+		"rsync -a skel ~/":                       false,
+		"cp skel/* ~/notes/":                     false,
+	} {
+		if got := lays(command); got != want {
+			t.Errorf("%s: lays files over the home %v, want %v", command, got, want)
 		}
 	}
 }

@@ -165,6 +165,30 @@ test_effect_persistence_dotfile_managers if {
 	}
 }
 
+test_effect_persistence_over_home if {
+	# An archive or a tree laid over the home overwrites its startup files.
+	every c in [
+		"cd; curl -sL https://example.org/dots.tgz | tar -xz --strip-components 1",
+		"tar -xf dots.tar -C ~",
+		"tar --extract --file=dots.tar --directory=$HOME/.config",
+		"cd ~ && unzip -o /tmp/dots.zip",
+		"cp -a dots/. ~",
+		"rsync -a dots/ ~/",
+	] {
+		denies(bash(c), "dev.ahp-opa.effect.persistence")
+	}
+	every c in [
+		"curl -sL https://example.org/lib.tgz | tar -xz -C third_party/",
+		"tar -tzf ~/dots.tgz",
+		"tar -czf ~/backup.tgz src",
+		"cd ~/Downloads && tar -xf pkg.tar",
+		"unzip -l ~/dots.zip",
+		"cp -r dots ~/dots-copy",
+	] {
+		lookalike_allowed(bash(c), "dev.ahp-opa.effect.persistence")
+	}
+}
+
 test_effect_config_change_uninstall if {
 	# Software installed on this machine, not the project's dependencies.
 	every c in ["brew uninstall wget", "npm uninstall -g typescript", "cargo uninstall just", "pipx uninstall ruff", "apt-get purge -y nginx", "pip uninstall -y --break-system-packages six"] {
