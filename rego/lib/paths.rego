@@ -188,6 +188,9 @@ startup_file(p) if {
 	p.outside_workspace
 }
 
+# zsh reads its startup files from $ZDOTDIR when it is set.
+startup_file(p) if regex.match(`^\$\{?ZDOTDIR\}?/\.z(shrc|shenv|profile|login|logout)$`, p.raw)
+
 startup_file(p) if regex.match(`(?i)^\$\{?profile\}?(\.(current|all)users?(current|all)hosts)?$`, p.raw)
 
 # authorized_keys holds for the files that let someone log in over SSH.

@@ -116,6 +116,8 @@ test_effect_config_change_machine_settings if {
 		"netsh winhttp set proxy 10.0.0.1:3128",
 		"bcdedit /timeout 3",
 		"xdg-settings set default-web-browser chromium.desktop",
+		"gsettings --schemadir ./schemas set org.acme.app enabled true",
+		"dbus-run-session -- gsettings set org.gnome.desktop.interface clock-format 12h",
 	] {
 		denies(bash(c), "dev.ahp-opa.effect.config-change")
 	}

@@ -53,6 +53,7 @@ test_startup_files_every_shell_denied if {
 		"echo 'Import-Module posh-git' >> $PROFILE",
 		"echo 'export GOPATH=~/go' >> ~/.yashrc",
 		"echo 'dotenv' >> ../sibling/.envrc",
+		"echo 'bindkey -v' >> \"$ZDOTDIR/.zshrc\"",
 	] {
 		denies(bash(c), "dev.ahp-opa.persistence.startup-files")
 	}
