@@ -117,6 +117,7 @@ test_effect_config_change_machine_settings if {
 		"bcdedit /timeout 3",
 		"xdg-settings set default-web-browser chromium.desktop",
 		"gsettings --schemadir ./schemas set org.acme.app enabled true",
+		`setx JAVA_HOME "C:\Program Files\Java\jdk-21"`,
 		"dbus-run-session -- gsettings set org.gnome.desktop.interface clock-format 12h",
 	] {
 		denies(bash(c), "dev.ahp-opa.effect.config-change")
