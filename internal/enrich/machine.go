@@ -92,11 +92,30 @@ func scriptCall(c *shell.Command) (string, []string, bool) {
 		}
 		return "", nil, false
 	}
+	if scriptInterpreters[c.Name] {
+		for j, a := range args {
+			switch {
+			case a == "-c" || a == "-e" || a == "-m" || a == "-p" || a == "-r" || a == "--eval":
+				return "", nil, false // code or a module, not a script file
+			case strings.HasPrefix(a, "-"):
+			default:
+				name, ok := staticScriptName(a)
+				return name, args[j+1:], ok
+			}
+		}
+		return "", nil, false
+	}
 	if len(c.Argv) == 0 || !strings.ContainsAny(c.Argv[0], `/\`) || systemProgram(c.Argv[0]) {
 		return "", nil, false
 	}
 	name, ok := staticScriptName(c.Argv[0])
 	return name, args, ok
+}
+
+// scriptInterpreters run the script file named by their first operand.
+var scriptInterpreters = map[string]bool{
+	"python": true, "python2": true, "python3": true, "node": true, "ruby": true, "perl": true,
+	"php": true, "tsx": true, "ts-node": true,
 }
 
 // staticScriptName is the name of the file p names, without its

@@ -104,6 +104,10 @@ func TestMachineScripts(t *testing.T) {
 		"./install.sh --prefix=./out":              false,
 		"VERSION=2 ./scripts/install-tool.sh":      false,
 		"install -m 0644 a.txt /usr/local/share/a": false, // coreutils install, no script
+		"python3 scripts/uninstall.py --all":       true,
+		"node tools/setup.js --yes":                true,
+		"python3 -m uninstall":                     false,
+		"node ./setup/setup.js":                    false,
 		"./bootstrap.sh --help":                    false,
 	} {
 		if got := changes(command); got != want {
