@@ -182,7 +182,7 @@ startup_file(p) if regex.match(`^(\.bashrc\.d|\.config/autostart|\.config/autost
 startup_file(p) if regex.match(`^(/etc/(profile|bash\.bashrc|bashrc|zshrc|zsh/zshrc|environment|crontab)|(/etc/profile\.d|/etc/cron\.(d|daily|hourly|weekly|monthly)|/etc/systemd/system|/Library/Launch(Agents|Daemons)|/var/spool/cron)(/.*)?)$`, p.path)
 
 # A direnv file outside the workspace runs in every shell that enters its
-# directory; PowerShell names the user's profile $PROFILE.
+# directory.
 startup_file(p) if {
 	p.base == ".envrc"
 	p.outside_workspace
@@ -191,6 +191,7 @@ startup_file(p) if {
 # zsh reads its startup files from $ZDOTDIR when it is set.
 startup_file(p) if regex.match(`^\$\{?ZDOTDIR\}?/\.z(shrc|shenv|profile|login|logout)$`, p.raw)
 
+# PowerShell names the user's profile $PROFILE.
 startup_file(p) if regex.match(`(?i)^\$\{?profile\}?(\.(current|all)users?(current|all)hosts)?$`, p.raw)
 
 # authorized_keys holds for the files that let someone log in over SSH.
