@@ -125,6 +125,10 @@ test_effect_config_change_machine_settings if {
 }
 
 test_effect_config_change_machine_settings_lookalikes_allowed if {
+	denies(bash("softwareupdate --schedule off"), "dev.ahp-opa.effect.security-weaken")
+	denies(bash("fdesetup disable"), "dev.ahp-opa.effect.security-weaken")
+	lookalike_allowed(bash("softwareupdate --list"), "dev.ahp-opa.effect.security-weaken")
+	lookalike_allowed(bash("fdesetup status"), "dev.ahp-opa.effect.security-weaken")
 	every c in [
 		"defaults read com.apple.dock autohide",
 		"defaults -currentHost read NSGlobalDomain",
