@@ -1,6 +1,7 @@
 package enrich
 
 import (
+	"regexp"
 	"strings"
 
 	"github.com/ahp-opa/ahp-opa/internal/effects"
@@ -342,11 +343,18 @@ func contentsOf(src string, rsync bool) bool {
 	return rsync && strings.HasSuffix(src, "/") && len(src) > 1
 }
 
+// homeDir matches a home directory written as an absolute path.
+var homeDir = regexp.MustCompile(`^(/home/[^/]+|/Users/[^/]+|/root)`)
+
 // homeLevel reports whether a directory, as written, is the home or one
 // that holds startup files (~/.config and the shells' directories in it).
 func homeLevel(dir string) bool {
 	dir = strings.TrimSuffix(strings.Trim(dir, `"'`), "/")
-	for _, h := range []string{"~", "$HOME", "${HOME}"} {
+	homes := []string{"~", "$HOME", "${HOME}"}
+	if m := homeDir.FindString(dir); m != "" {
+		homes = append(homes, m) // /home/dev, /Users/dev, /root: never a workspace, which lies below
+	}
+	for _, h := range homes {
 		rest, ok := strings.CutPrefix(dir, h)
 		if !ok {
 			continue
