@@ -181,6 +181,11 @@ startup_file(p) if regex.match(`^(\.bashrc\.d|\.config/autostart|\.config/autost
 
 startup_file(p) if regex.match(`^(/etc/(profile|bash\.bashrc|bashrc|zshrc|zsh/zshrc|environment|crontab)|(/etc/profile\.d|/etc/cron\.(d|daily|hourly|weekly|monthly)|/etc/systemd/system|/Library/Launch(Agents|Daemons)|/var/spool/cron)(/.*)?)$`, p.path)
 
+# A shell's own configuration directory: copying or linking into it (cp
+# config.fish ~/.config/fish, ln -sfn ~/dots/nushell ~/.config/nushell)
+# replaces the startup files it holds.
+startup_file(p) if p.home_rel in {".config/fish", ".config/nushell", ".config/elvish", ".config/xonsh", ".config/zsh", ".config/powershell", ".config/ion", ".config/oils", ".config/yash", ".elvish", "Documents/PowerShell", "Documents/WindowsPowerShell", "Library/Application Support/nushell", "Library/Application Support/elvish"}
+
 # A direnv file outside the workspace runs in every shell that enters its
 # directory.
 startup_file(p) if {
