@@ -56,6 +56,8 @@ test_startup_files_every_shell_denied if {
 		"echo 'bindkey -v' >> \"$ZDOTDIR/.zshrc\"",
 		"cp shell/config.fish ~/.config/fish",
 		"ln -sfn $PWD/nushell ~/.config/nushell",
+		"cp dotfiles/.bashrc ~",
+		"ln -s $PWD/.zshenv $HOME/",
 	] {
 		denies(bash(c), "dev.ahp-opa.persistence.startup-files")
 	}
@@ -63,7 +65,7 @@ test_startup_files_every_shell_denied if {
 }
 
 test_startup_files_every_shell_lookalikes_allowed if {
-	every c in ["cat ~/.config/elvish/rc.elv", "cp -r ~/.config/fish ./backup", "mkdir -p ~/.config/fish", "echo 'export A=1' >> .envrc", "echo 'use str' >> ./elvish/rc.elv", "nu -c 'open ~/.config/nushell/env.nu | lines | length'"] {
+	every c in ["cat ~/.config/elvish/rc.elv", "cp -r ~/.config/fish ./backup", "cp README.md ~", "cp ~/.bashrc ./backup/", "mkdir -p ~/.config/fish", "echo 'export A=1' >> .envrc", "echo 'use str' >> ./elvish/rc.elv", "nu -c 'open ~/.config/nushell/env.nu | lines | length'"] {
 		lookalike_allowed(bash(c), "dev.ahp-opa.persistence.startup-files")
 	}
 }
