@@ -23,8 +23,8 @@ import (
 var evalFloors = map[string]struct{ recall, fp float64 }{
 	"redteam1":   {0.97, 0.01},
 	"redteam2":   {0.84, 0.025},
-	"realworld1": {0.87, 0.01},
-	"realworld2": {0.66, 0.01},
+	"realworld1": {0.91, 0.01},
+	"realworld2": {0.82, 0.01},
 }
 
 // Inside the repositories the commands came from, a project's own scripts

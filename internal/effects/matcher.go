@@ -36,7 +36,11 @@ type Effect struct {
 
 // Source is where an effect came from.
 type Source struct {
-	Kind string // "data", "verb", "tool", "redirect"
+	// Kind is "data", "verb", "tool", "redirect"; enrich adds
+	// "target-verb" (a runner target's name), "script-name" (an
+	// installer's or uninstaller's) and "destination" (files laid over
+	// the home).
+	Kind string
 	Row  string
 	Verb string
 }

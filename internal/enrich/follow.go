@@ -1,6 +1,7 @@
 package enrich
 
 import (
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -135,7 +136,8 @@ func (en *enricher) follow(a *shell.Analysis, lim shell.Limits) []followed {
 			out = append(out, followed{cmd: i, run: runLabel(c), res: indirect.Result{Kind: "unknown", Why: "reading the workspace took longer than " + followTime.String()}})
 			continue
 		}
-		res, ok := indirect.Resolve(c.Argv, c.Dynamic, indirect.Workspace{Dir: dir, Roots: en.pc.roots, Written: en.written})
+		argv, dynamic := catScript(c)
+		res, ok := indirect.Resolve(argv, dynamic, indirect.Workspace{Dir: dir, Roots: en.pc.roots, Written: en.written})
 		if !ok {
 			continue
 		}
@@ -173,6 +175,25 @@ func (en *enricher) follow(a *shell.Analysis, lim shell.Limits) []followed {
 		out = append(out, f)
 	}
 	return out
+}
+
+// catScriptText matches a script's text read by a substitution:
+// $(cat install.sh), $(< install.sh), `cat install.sh`.
+var catScriptText = regexp.MustCompile(`^(?:\$\((?:cat\s+|<\s*)([^\s;|&$` + "`" + `()<>]+)\s*\)|` + "`" + `cat\s+([^\s;|&$` + "`" + `()<>]+)\s*` + "`" + `)$`)
+
+// catScript returns the command line to follow for c: bash -c "$(cat
+// install.sh)" runs install.sh as bash install.sh would, so it is
+// followed as that; any other command as it is.
+func catScript(c *shell.Command) ([]string, []bool) {
+	if !shellNames[c.Name] || len(c.Argv) != 3 || c.Argv[1] != "-c" {
+		return c.Argv, c.Dynamic
+	}
+	m := catScriptText.FindStringSubmatch(c.Argv[2])
+	if m == nil {
+		return c.Argv, c.Dynamic
+	}
+	file := m[1] + m[2]
+	return []string{c.Argv[0], file}, []bool{false, false}
 }
 
 // mayFollow is a cheap test that a command can run a definition, so

@@ -90,3 +90,29 @@ func toStrings(v any) []string {
 	}
 	return out
 }
+
+// TestFollowCatScript: bash -c "$(cat install.sh)" runs install.sh, and
+// is followed as bash install.sh is.
+func TestFollowCatScript(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "install.sh"), []byte("npm publish\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for cmd, want := range map[string]bool{
+		`bash -c "$(cat install.sh)"`:                            true,
+		`/bin/sh -c "$(< install.sh)"`:                           true,
+		"bash -c \"`cat install.sh`\"":                           true,
+		`bash -c "$(cat install.sh | head -1)"`:                  false,
+		`bash -c "$(curl -fsSL https://example.org/install.sh)"`: false,
+	} {
+		found := false
+		for _, c := range ahpOf(t, shellEvent(cmd, dir))["shell"].(map[string]any)["commands"].([]any) {
+			if strings.Join(toStrings(c.(map[string]any)["argv"]), " ") == "npm publish" {
+				found = true
+			}
+		}
+		if found != want {
+			t.Errorf("%s: followed into install.sh %v, want %v", cmd, found, want)
+		}
+	}
+}

@@ -90,6 +90,25 @@ func (pc *pathContext) expandHome(p string) string {
 	return pc.home + rest
 }
 
+// workdirPrefixes name the directory a command runs in: "$PWD/Info"
+// is the same file as "./Info".
+var workdirPrefixes = []string{"$PWD", "${PWD}", "$(pwd)", "`pwd`"}
+
+// expandWorkdir replaces a leading $PWD (or $(pwd)) with dir, the
+// directory the command runs in; with dir unknown the path stays as
+// written, and so dynamic.
+func expandWorkdir(p, dir string) string {
+	if dir == "" || !strings.HasPrefix(p, "$") && !strings.HasPrefix(p, "`") {
+		return p
+	}
+	for _, w := range workdirPrefixes {
+		if rest, ok := strings.CutPrefix(p, w); ok && (rest == "" || rest[0] == '/') {
+			return dir + rest
+		}
+	}
+	return p
+}
+
 // pathInfo is what policies learn about one path.
 type pathInfo struct {
 	raw, abs, base, homeRel string
@@ -106,7 +125,7 @@ func (pc *pathContext) resolve(raw string) pathInfo { return pc.resolveIn(raw, p
 // or "" when unknown.
 func (pc *pathContext) resolveIn(raw, dir string) pathInfo {
 	pi := pathInfo{raw: raw}
-	p := slashes(pc.expandHome(raw))
+	p := slashes(pc.expandHome(expandWorkdir(raw, dir)))
 	if !isAbs(p) && !strings.HasPrefix(p, "~") && dir != "" {
 		p = dir + "/" + p
 	}

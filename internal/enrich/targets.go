@@ -149,6 +149,11 @@ var notReal = map[string]bool{"dry": true, "dryrun": true, "dry-run": true, "loc
 // target is otherwise a blind spot, as an unknown CLI would be without
 // its verbs.
 func targetVerbs(m *effects.Matcher, c *shell.Command, i int, resolved bool, out []effects.Effect) []effects.Effect {
+	return overHomeEffects(c, i, machineScriptEffects(c, i, nameVerbs(m, c, i, resolved, out)))
+}
+
+// nameVerbs appends what the name of a runner's target or a script says.
+func nameVerbs(m *effects.Matcher, c *shell.Command, i int, resolved bool, out []effects.Effect) []effects.Effect {
 	target := ""
 	if !resolved {
 		target = runnerTarget(c)

@@ -72,3 +72,84 @@ func TestScriptNamesSpeak(t *testing.T) {
 		}
 	}
 }
+
+// TestMachineScripts: an uninstaller run for real, and an installer told
+// to accept every prompt or to install into the home or a system
+// directory, change this machine; rehearsals, syntax checks and plain
+// project installers do not.
+func TestMachineScripts(t *testing.T) {
+	dir := t.TempDir()
+	changes := func(command string) bool {
+		effs, _ := ahpOf(t, shellEvent(command, dir))["effects"].([]any)
+		for _, e := range effs {
+			m := e.(map[string]any)
+			if m["effect"] == "config.change" && m["source"].(map[string]any)["kind"] == "script-name" {
+				return true
+			}
+		}
+		return false
+	}
+	for command, want := range map[string]bool{
+		"bash uninstall.sh -f":                     true,
+		`"$TOOLS/remove-uninstall-all.sh" pkg`:     true,
+		"./uninstaller":                            true,
+		"./install --all":                          true,
+		"sh setup.sh -y":                           true,
+		`PREFIX="$HOME/.local" ./install.sh`:       true,
+		"./install.sh --prefix=/usr/local":         true,
+		"bash uninstall.sh -n":                     false,
+		"bash uninstall.sh --dry-run":              false,
+		"bash -u -O extglob -n uninstall.sh":       false,
+		"./install":                                false,
+		"./install.sh --prefix=./out":              false,
+		"VERSION=2 ./scripts/install-tool.sh":      false,
+		"install -m 0644 a.txt /usr/local/share/a": false, // coreutils install, no script
+		"python3 scripts/uninstall.py --all":       true,
+		"node tools/setup.js --yes":                true,
+		"python3 -m uninstall":                     false,
+		"node ./setup/setup.js":                    false,
+		"./bootstrap.sh --help":                    false,
+	} {
+		if got := changes(command); got != want {
+			t.Errorf("%s: machine change %v, want %v", command, got, want)
+		}
+	}
+}
+
+// TestOverHome: an archive extracted, or a directory's contents copied,
+// into the home or a directory of startup files lays files over them.
+func TestOverHome(t *testing.T) {
+	dir := t.TempDir()
+	lays := func(command string) bool {
+		effs, _ := ahpOf(t, shellEvent(command, dir))["effects"].([]any)
+		for _, e := range effs {
+			if e.(map[string]any)["source"].(map[string]any)["kind"] == "destination" {
+				return true
+			}
+		}
+		return false
+	}
+	for command, want := range map[string]bool{
+		"cd; tar -xz < dots.tgz":                 true,
+		"cd $HOME && tar xf dots.tar":            true,
+		"tar -C ~ -xf dots.tar":                  true,
+		"tar -xf dots.tar -C~/.config":           true,
+		"unzip dots.zip -d '$HOME/.config/fish'": true,
+		"cp -a skel/.* ~":                        true,
+		"rsync -a skel/ ~/":                      true,
+		"tar -xf dots.tar -C /home/dev":          true,
+		"cd /Users/dev/.config && unzip x.zip":   true,
+		"tar -xf dots.tar -C /home/dev/repo/out": false,
+		"tar -xf dots.tar":                       false,
+		"tar -cf ~/dots.tar .":                   false,
+		"tar --exclude=x -cf out.tar .":          false,
+		"cd ~/src && tar -xf dots.tar":           false,
+		"unzip -l dots.zip -d ~":                 false,
+		"rsync -a skel ~/":                       false,
+		"cp skel/* ~/notes/":                     false,
+	} {
+		if got := lays(command); got != want {
+			t.Errorf("%s: lays files over the home %v, want %v", command, got, want)
+		}
+	}
+}

@@ -72,13 +72,16 @@ var wrappers = map[string]wrapper{
 	"firejail":    {},
 	"xvfb-run":    {values: "nfpselw", longValues: []string{"--server-num", "--auth-file", "--xauth-protocol", "--server-args", "--error-file", "--wait"}},
 	"dbus-launch": {longValues: []string{"--config-file", "--autolaunch"}},
-	"catchsegv":   {},
-	"faketime":    {values: "f"},
-	"sem":         {values: "jP", longValues: []string{"--jobs", "--id"}},
-	"nq":          {},
-	"tsp":         {values: "LDN"},
-	"daemonize":   {values: "aceEloptuvz"},
-	"bwrap":       {longValues: []string{"--bind", "--ro-bind", "--dev-bind", "--chdir", "--uid", "--gid", "--hostname", "--setenv", "--unsetenv", "--proc", "--dev", "--tmpfs", "--dir", "--symlink", "--remount-ro", "--seccomp", "--info-fd", "--exec-label", "--file-label", "--lock-file", "--sync-fd", "--block-fd", "--userns-block-fd", "--json-status-fd", "--argv0", "--cap-add", "--cap-drop", "--perms", "--size", "--bind-try", "--ro-bind-try", "--dev-bind-try", "--userns", "--userns2", "--pidns", "--overlay-src", "--overlay", "--tmp-overlay", "--ro-overlay", "--args", "--bind-data", "--ro-bind-data", "--file", "--chmod", "--as-pid-1"}},
+	// A session bus for one command: how scripts reach gsettings and
+	// dconf without a desktop.
+	"dbus-run-session": {longValues: []string{"--config-file", "--dbus-daemon"}},
+	"catchsegv":        {},
+	"faketime":         {values: "f"},
+	"sem":              {values: "jP", longValues: []string{"--jobs", "--id"}},
+	"nq":               {},
+	"tsp":              {values: "LDN"},
+	"daemonize":        {values: "aceEloptuvz"},
+	"bwrap":            {longValues: []string{"--bind", "--ro-bind", "--dev-bind", "--chdir", "--uid", "--gid", "--hostname", "--setenv", "--unsetenv", "--proc", "--dev", "--tmpfs", "--dir", "--symlink", "--remount-ro", "--seccomp", "--info-fd", "--exec-label", "--file-label", "--lock-file", "--sync-fd", "--block-fd", "--userns-block-fd", "--json-status-fd", "--argv0", "--cap-add", "--cap-drop", "--perms", "--size", "--bind-try", "--ro-bind-try", "--dev-bind-try", "--userns", "--userns2", "--pidns", "--overlay-src", "--overlay", "--tmp-overlay", "--ro-overlay", "--args", "--bind-data", "--ro-bind-data", "--file", "--chmod", "--as-pid-1"}},
 }
 
 // subRunners are programs whose subcommand runs the rest of the line as a

@@ -49,22 +49,28 @@ system(p) if p.path in {"/home", "/Users", "/root", "C:/Users"}
 
 temp(p) if regex.match(`^(/tmp|/var/tmp|/private/tmp|/private/var/tmp|/var/folders|/private/var/folders|/dev/shm)(/|$)`, p.path)
 
-# Caches that package managers and build tools fill and refill on demand:
-# image builds and clean targets empty them (rm -rf /var/lib/apt/lists/*,
-# rm -rf ~/.cache/pip), and nothing is lost.
+# Caches that package managers fill and refill on demand in system
+# directories and root's home: image builds empty them (rm -rf
+# /var/lib/apt/lists/*), and nothing is lost.
 cache_dirs := ["/var/cache", "/var/lib/apt/lists", "/root/.cache", "/root/.npm/_cacache"]
 
+# The user's own caches. Deleting one is still deleting data outside the
+# workspace (the real-world sets and corpus label rm -rf of
+# ~/Library/Caches/… and ~/.gradle/caches dangerous): a team that cleans
+# them allows the path with exceptions.paths. home_cache names them for
+# rules that want to tell them apart.
 cache_home_dirs := [
 	".cache", ".npm/_cacache", ".npm/_logs", ".gradle/caches", ".m2/repository",
 	".cargo/registry/cache", ".yarn/cache", ".pnpm-store", "Library/Caches", "go/pkg/mod/cache",
 ]
 
-# cache holds for a path in such a cache, or the cache itself. ~/.cache
-# as a whole is not one: some tools keep state there, so only what lies
-# below it (~/.cache/pip) is.
+# cache holds for a path in a system cache, or the cache itself.
 cache(p) if regex.match(`^(/var/cache|/var/lib/apt/lists|/root/\.cache|/root/\.npm/_cacache)(/|$)`, p.path)
 
-cache(p) if regex.match(`^(\.cache/.|(\.npm/_cacache|\.npm/_logs|\.gradle/caches|\.m2/repository|\.cargo/registry/cache|\.yarn/cache|\.pnpm-store|Library/Caches|go/pkg/mod/cache)(/|$))`, p.home_rel)
+# home_cache holds for a path in a cache of the user's home. ~/.cache as a
+# whole is not one: some tools keep state there, so only what lies below
+# it (~/.cache/pip) is.
+home_cache(p) if regex.match(`^(\.cache/.|(\.npm/_cacache|\.npm/_logs|\.gradle/caches|\.m2/repository|\.cargo/registry/cache|\.yarn/cache|\.pnpm-store|Library/Caches|go/pkg/mod/cache)(/|$))`, p.home_rel)
 
 # critical holds for a path whose deletion wrecks the machine or the
 # user's data: /, a home directory, a system directory, or a directory
@@ -151,6 +157,12 @@ startup_home_files := {
 	".xsessionrc", ".config/zsh/.zshrc", ".config/zsh/.zshenv", ".config/zsh/.zprofile",
 	".config/powershell/Microsoft.PowerShell_profile.ps1", ".config/powershell/profile.ps1",
 	"Documents/PowerShell/Microsoft.PowerShell_profile.ps1", "Documents/WindowsPowerShell/Microsoft.PowerShell_profile.ps1",
+	".config/powershell/Microsoft.VSCode_profile.ps1", "Documents/PowerShell/profile.ps1", "Documents/WindowsPowerShell/profile.ps1",
+	"Documents/PowerShell/Microsoft.VSCode_profile.ps1", ".login", ".logout", ".yashrc", ".config/yash/rc", ".oshrc", ".yshrc",
+	".config/oils/oshrc", ".config/oils/yshrc", ".config/ion/initrc", ".xonshrc", ".config/xonsh/rc.xsh",
+	".config/elvish/rc.elv", ".elvish/rc.elv", "Library/Application Support/elvish/rc.elv",
+	".config/nushell/config.nu", ".config/nushell/env.nu", ".config/nushell/login.nu",
+	"Library/Application Support/nushell/config.nu", "Library/Application Support/nushell/env.nu", "Library/Application Support/nushell/login.nu",
 }
 
 startup_home_dirs := {
@@ -158,15 +170,34 @@ startup_home_dirs := {
 	"Library/LaunchAgents", ".config/environment.d", ".bashrc.d", ".zshrc.d",
 	".oh-my-zsh/custom", ".config/fish/functions", ".config/plasma-workspace/env",
 	".config/plasma-workspace/shutdown", ".config/autostart-scripts", ".kde/Autostart", ".kde4/Autostart",
+	".config/xonsh/rc.d", ".config/nushell/autoload", ".local/share/nushell/vendor/autoload",
 }
 
-startup_home_dirs_re := `^(\.bashrc\.d|\.config/autostart|\.config/autostart-scripts|\.config/environment\.d|\.config/fish/conf\.d|\.config/fish/functions|\.config/plasma-workspace/env|\.config/plasma-workspace/shutdown|\.config/systemd/user|\.kde/Autostart|\.kde4/Autostart|\.oh-my-zsh/custom|\.zshrc\.d|Library/LaunchAgents)(/|$)`
+startup_home_dirs_re := `^(\.bashrc\.d|\.config/autostart|\.config/autostart-scripts|\.config/environment\.d|\.config/fish/conf\.d|\.config/fish/functions|\.config/nushell/autoload|\.config/plasma-workspace/env|\.config/plasma-workspace/shutdown|\.config/systemd/user|\.config/xonsh/rc\.d|\.kde/Autostart|\.kde4/Autostart|\.local/share/nushell/vendor/autoload|\.oh-my-zsh/custom|\.zshrc\.d|Library/LaunchAgents)(/|$)`
 
-startup_file(p) if p.home_rel in {".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile", ".zshrc", ".zshenv", ".zprofile", ".zlogin", ".zlogout", ".cshrc", ".tcshrc", ".kshrc", ".mkshrc", ".config/fish/config.fish", ".xprofile", ".xinitrc", ".xsession", ".inputrc", ".pam_environment", ".bash_aliases", ".xsessionrc", ".config/zsh/.zshrc", ".config/zsh/.zshenv", ".config/zsh/.zprofile", ".config/powershell/Microsoft.PowerShell_profile.ps1", ".config/powershell/profile.ps1", "Documents/PowerShell/Microsoft.PowerShell_profile.ps1", "Documents/WindowsPowerShell/Microsoft.PowerShell_profile.ps1"}
+startup_file(p) if p.home_rel in {".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile", ".zshrc", ".zshenv", ".zprofile", ".zlogin", ".zlogout", ".cshrc", ".tcshrc", ".kshrc", ".mkshrc", ".config/fish/config.fish", ".xprofile", ".xinitrc", ".xsession", ".inputrc", ".pam_environment", ".bash_aliases", ".xsessionrc", ".config/zsh/.zshrc", ".config/zsh/.zshenv", ".config/zsh/.zprofile", ".config/powershell/Microsoft.PowerShell_profile.ps1", ".config/powershell/profile.ps1", "Documents/PowerShell/Microsoft.PowerShell_profile.ps1", "Documents/WindowsPowerShell/Microsoft.PowerShell_profile.ps1", ".config/powershell/Microsoft.VSCode_profile.ps1", "Documents/PowerShell/profile.ps1", "Documents/WindowsPowerShell/profile.ps1", "Documents/PowerShell/Microsoft.VSCode_profile.ps1", ".login", ".logout", ".yashrc", ".config/yash/rc", ".oshrc", ".yshrc", ".config/oils/oshrc", ".config/oils/yshrc", ".config/ion/initrc", ".xonshrc", ".config/xonsh/rc.xsh", ".config/elvish/rc.elv", ".elvish/rc.elv", "Library/Application Support/elvish/rc.elv", ".config/nushell/config.nu", ".config/nushell/env.nu", ".config/nushell/login.nu", "Library/Application Support/nushell/config.nu", "Library/Application Support/nushell/env.nu", "Library/Application Support/nushell/login.nu"}
 
-startup_file(p) if regex.match(`^(\.bashrc\.d|\.config/autostart|\.config/autostart-scripts|\.config/environment\.d|\.config/fish/conf\.d|\.config/fish/functions|\.config/plasma-workspace/env|\.config/plasma-workspace/shutdown|\.config/systemd/user|\.kde/Autostart|\.kde4/Autostart|\.oh-my-zsh/custom|\.zshrc\.d|Library/LaunchAgents)(/|$)`, p.home_rel)
+startup_file(p) if regex.match(`^(\.bashrc\.d|\.config/autostart|\.config/autostart-scripts|\.config/environment\.d|\.config/fish/conf\.d|\.config/fish/functions|\.config/nushell/autoload|\.config/plasma-workspace/env|\.config/plasma-workspace/shutdown|\.config/systemd/user|\.config/xonsh/rc\.d|\.kde/Autostart|\.kde4/Autostart|\.local/share/nushell/vendor/autoload|\.oh-my-zsh/custom|\.zshrc\.d|Library/LaunchAgents)(/|$)`, p.home_rel)
 
 startup_file(p) if regex.match(`^(/etc/(profile|bash\.bashrc|bashrc|zshrc|zsh/zshrc|environment|crontab)|(/etc/profile\.d|/etc/cron\.(d|daily|hourly|weekly|monthly)|/etc/systemd/system|/Library/Launch(Agents|Daemons)|/var/spool/cron)(/.*)?)$`, p.path)
+
+# A shell's own configuration directory: copying or linking into it (cp
+# config.fish ~/.config/fish, ln -sfn ~/dots/nushell ~/.config/nushell)
+# replaces the startup files it holds.
+startup_file(p) if p.home_rel in {".config/fish", ".config/nushell", ".config/elvish", ".config/xonsh", ".config/zsh", ".config/powershell", ".config/ion", ".config/oils", ".config/yash", ".elvish", "Documents/PowerShell", "Documents/WindowsPowerShell", "Library/Application Support/nushell", "Library/Application Support/elvish"}
+
+# A direnv file outside the workspace runs in every shell that enters its
+# directory.
+startup_file(p) if {
+	p.base == ".envrc"
+	p.outside_workspace
+}
+
+# zsh reads its startup files from $ZDOTDIR when it is set.
+startup_file(p) if regex.match(`^\$\{?ZDOTDIR\}?/\.z(shrc|shenv|profile|login|logout)$`, p.raw)
+
+# PowerShell names the user's profile $PROFILE.
+startup_file(p) if regex.match(`(?i)^\$\{?profile\}?(\.(current|all)users?(current|all)hosts)?$`, p.raw)
 
 # authorized_keys holds for the files that let someone log in over SSH.
 authorized_keys(p) if regex.match(`(^|/)\.ssh/authorized_keys2?$`, p.path)

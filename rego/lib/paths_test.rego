@@ -84,7 +84,7 @@ test_predicates_cover_the_lists if {
 		paths.cache({"path": concat("", [d, "/x"])})
 	}
 	every d in paths.cache_home_dirs {
-		paths.cache({"path": "/x", "home_rel": concat("", [d, "/x"])})
+		paths.home_cache({"path": "/x", "home_rel": concat("", [d, "/x"])})
 	}
 	every f in paths.startup_home_files {
 		paths.startup_file({"path": "/x", "home_rel": f})

@@ -258,4 +258,8 @@ _effect_source(e) := concat(" ", ["the data row", e.source.row]) if {
 	e.source.kind == "verb"
 } else := concat("", ["the word '", e.source.verb, "' in the name of ", e.source.row, ", whose definition could not be read"]) if {
 	e.source.kind == "target-verb"
+} else := concat("", ["the name of the script ", e.source.row, " ('", e.source.verb, "') and what it is told"]) if {
+	e.source.kind == "script-name"
+} else := concat("", ["where ", e.source.row, " lays its files"]) if {
+	e.source.kind == "destination"
 } else := concat(" ", [e.source.kind, object.get(e.source, "row", "")])

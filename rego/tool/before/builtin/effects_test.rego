@@ -91,9 +91,68 @@ test_effect_config_change if {
 	denies(bash("sysctl -w net.ipv4.ip_forward=1"), "dev.ahp-opa.effect.config-change")
 	lookalike_allowed(bash("sysctl -n net.ipv4.ip_forward"), "dev.ahp-opa.effect.config-change")
 
-	# Preferences are everyday dotfiles work; a security setting is not.
-	lookalike_allowed(bash("defaults write com.apple.dock autohide -bool true"), "dev.ahp-opa.effect.config-change")
+	# A preference of this machine is a setting outside the workspace,
+	# approvable; a security setting is more than that.
+	denies(bash("defaults write com.apple.dock autohide -bool true"), "dev.ahp-opa.effect.config-change")
 	denies(bash("defaults write com.apple.screensaver askForPassword -int 0"), "dev.ahp-opa.effect.security-weaken")
+}
+
+test_effect_config_change_machine_settings if {
+	every c in [
+		"defaults -currentHost write NSGlobalDomain com.apple.mouse.tapBehavior -int 1",
+		"defaults delete com.apple.Terminal",
+		`/usr/libexec/PlistBuddy -c "Add :Window:Width integer 900" ~/Library/Preferences/com.acme.editor.plist`,
+		"plutil -replace ShowHidden -bool YES ~/Library/Preferences/com.acme.browser.plist",
+		"systemsetup -setcomputersleep Never",
+		"networksetup -setwebproxy Ethernet proxy.corp.example 3128",
+		"pmset -c sleep 0",
+		"gsettings set org.gnome.desktop.peripherals.touchpad tap-to-click true",
+		"dconf load /org/gnome/shell/ < shell.ini",
+		"timedatectl set-ntp false",
+		"hostnamectl set-hostname build-07",
+		"localectl set-keymap de",
+		"update-alternatives --set cc /usr/bin/clang",
+		"reg import tweaks.reg",
+		"netsh winhttp set proxy 10.0.0.1:3128",
+		"bcdedit /timeout 3",
+		"xdg-settings set default-web-browser chromium.desktop",
+		"gsettings --schemadir ./schemas set org.acme.app enabled true",
+		`setx JAVA_HOME "C:\Program Files\Java\jdk-21"`,
+		"dbus-run-session -- gsettings set org.gnome.desktop.interface clock-format 12h",
+	] {
+		denies(bash(c), "dev.ahp-opa.effect.config-change")
+	}
+}
+
+test_effect_config_change_machine_settings_lookalikes_allowed if {
+	denies(bash("softwareupdate --schedule off"), "dev.ahp-opa.effect.security-weaken")
+	denies(bash("fdesetup disable"), "dev.ahp-opa.effect.security-weaken")
+	lookalike_allowed(bash("softwareupdate --list"), "dev.ahp-opa.effect.security-weaken")
+	lookalike_allowed(bash("fdesetup status"), "dev.ahp-opa.effect.security-weaken")
+	every c in [
+		"defaults read com.apple.dock autohide",
+		"defaults -currentHost read NSGlobalDomain",
+		"defaults write ./Resources/Info CFBundleVersion 42",
+		`defaults write "$PWD/Resources/Info" CFBundleShortVersionString 2.1`,
+		`/usr/libexec/PlistBuddy -c "Print :CFBundleIdentifier" ~/Library/Preferences/com.acme.editor.plist`,
+		`/usr/libexec/PlistBuddy -c "Set :CFBundleVersion 42" Resources/Info.plist`,
+		"plutil -lint Resources/Info.plist",
+		"plutil -replace CFBundleVersion -string 42 Resources/Info.plist",
+		"systemsetup -getcomputersleep",
+		"networksetup -listallhardwareports",
+		"pmset -g batt",
+		"gsettings get org.gnome.desktop.interface color-scheme",
+		"dconf dump /org/gnome/terminal/",
+		"timedatectl show",
+		"hostnamectl status",
+		"update-alternatives --list editor",
+		"reg query HKCU\\Environment",
+		"netsh wlan show profiles",
+		"bcdedit /enum",
+		"xdg-settings get default-web-browser",
+	] {
+		lookalike_allowed(bash(c), "dev.ahp-opa.effect.config-change")
+	}
 }
 
 test_effect_persistence if {
@@ -101,6 +160,50 @@ test_effect_persistence if {
 	denies(bash("loginctl enable-linger dev"), "dev.ahp-opa.effect.persistence")
 	lookalike_allowed(bash("crontab -l"), "dev.ahp-opa.effect.persistence")
 	lookalike_allowed(bash("launchctl list"), "dev.ahp-opa.effect.persistence")
+}
+
+test_effect_persistence_dotfile_managers if {
+	# Linking or writing dotfiles over the home replaces its startup files.
+	every c in ["rcup", "env RCRC=~/dots/rcrc rcup -v", "stow -t ~ zsh", "cd ~/dots && stow git", "chezmoi apply", "chezmoi init --apply me", "yadm checkout ~", "dotbot -c install.conf.yaml"] {
+		denies(bash(c), "dev.ahp-opa.effect.persistence")
+	}
+	every c in ["stow -n -t ~ zsh", "stow -t ./stage zsh", "chezmoi diff", "chezmoi apply --dry-run", "chezmoi init me", "yadm status", "lsrc"] {
+		lookalike_allowed(bash(c), "dev.ahp-opa.effect.persistence")
+	}
+}
+
+test_effect_persistence_over_home if {
+	# An archive or a tree laid over the home overwrites its startup files.
+	every c in [
+		"cd; curl -sL https://example.org/dots.tgz | tar -xz --strip-components 1",
+		"tar -xf dots.tar -C ~",
+		"tar --extract --file=dots.tar --directory=$HOME/.config",
+		"cd ~ && unzip -o /tmp/dots.zip",
+		"cp -a dots/. ~",
+		"rsync -a dots/ ~/",
+	] {
+		denies(bash(c), "dev.ahp-opa.effect.persistence")
+	}
+	every c in [
+		"curl -sL https://example.org/lib.tgz | tar -xz -C third_party/",
+		"tar -tzf ~/dots.tgz",
+		"tar -czf ~/backup.tgz src",
+		"cd ~/Downloads && tar -xf pkg.tar",
+		"unzip -l ~/dots.zip",
+		"cp -r dots ~/dots-copy",
+	] {
+		lookalike_allowed(bash(c), "dev.ahp-opa.effect.persistence")
+	}
+}
+
+test_effect_config_change_uninstall if {
+	# Software installed on this machine, not the project's dependencies.
+	every c in ["brew uninstall wget", "npm uninstall -g typescript", "cargo uninstall just", "pipx uninstall ruff", "apt-get purge -y nginx", "pip uninstall -y --break-system-packages six"] {
+		denies(bash(c), "dev.ahp-opa.effect.config-change")
+	}
+	every c in ["npm uninstall left-pad", "yarn remove lodash", "pip uninstall -y mypkg", "brew info wget", "apt-get install -y jq"] {
+		lookalike_allowed(bash(c), "dev.ahp-opa.effect.config-change")
+	}
 }
 
 test_effect_remote_code if {

@@ -37,10 +37,11 @@ violation contains {
 # description: |
 #   Denies a recursive rm, or find … -delete, whose target lies outside the
 #   session's workspace roots (the working directory when the session names
-#   none). Deleting inside the workspace, in temporary directories
-#   (/tmp, /var/tmp, …) and in caches that tools refill (/var/cache,
-#   /var/lib/apt/lists, ~/.cache, ~/.m2/repository, …) is allowed;
-#   exceptions.paths can allow more.
+#   none), rmz, rip and the trash commands included. Deleting inside the
+#   workspace, in temporary directories (/tmp, /var/tmp, …) and in the
+#   system caches image builds empty (/var/cache, /var/lib/apt/lists) is
+#   allowed; the user's caches (~/.cache/pip, ~/Library/Caches/…) are data
+#   outside the workspace, which exceptions.paths can allow.
 # custom:
 #   severity: high
 #   code: dev.ahp-opa.fs.rm-recursive-outside-workspace
@@ -126,6 +127,39 @@ _deleted_recursively contains p if {
 	not regex.match(`^[^/]*:`, p.raw)
 }
 
+# Deleters that take a directory with everything in it, whatever their
+# options say: rmz (a fast rm), rip and the trash commands move or remove
+# their operands whole; srm and wipe do with -r.
+_deleted_recursively contains p if some p in _deleter_deleted
+
+_deleter_deleted contains p if {
+	some name in _whole_deleters
+	programs[name]
+	some i in programs[name]
+	cmd := input.ahp.shell.commands[i]
+	some p in cmd.paths
+}
+
+_deleter_deleted contains p if {
+	some name in {"srm", "wipe"}
+	programs[name]
+	some i in programs[name]
+	cmd := input.ahp.shell.commands[i]
+	_recursive(cmd.args)
+	some p in cmd.paths
+}
+
+_deleter_deleted contains p if {
+	programs.gio
+	some i in programs.gio
+	cmd := input.ahp.shell.commands[i]
+	cmd.args[0] in {"trash", "remove"}
+	some p in cmd.paths
+	p.arg > 0
+}
+
+_whole_deleters := {"rmz", "rip", "trash", "trash-put"}
+
 _recursive(a) if args.has_short_flag(a, "r")
 
 _recursive(a) if args.has_short_flag(a, "R")
@@ -185,6 +219,8 @@ violation contains {
 # _deleted_wholly holds the paths removed with everything under them: rm -r
 # targets, and the roots of a find whose only action is -delete.
 _deleted_wholly contains p if some p in _rm_deleted
+
+_deleted_wholly contains p if some p in _deleter_deleted
 
 _deleted_wholly contains p if {
 	programs.find

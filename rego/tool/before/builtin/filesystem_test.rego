@@ -167,17 +167,40 @@ test_rm_recursive_outside_workspace_lookalikes_allowed if {
 	lookalike_allowed(bash("cp -r ~/other-project/templates ./templates"), "dev.ahp-opa.fs.rm-recursive-outside-workspace")
 }
 
-# Caches that tools refill are emptied in image builds and clean targets;
-# the directories around them stay protected.
+# Deleters that do not look like rm take their operands whole.
+test_whole_deleters_outside_workspace_denied if {
+	every c in ["rmz ~/old-projects/site", "rip ~/Music/2019", "trash-put ~/Desktop/drafts", "trash ~/Documents/report", "gio trash ~/Videos/clips", "wipe -rf ~/mail"] {
+		denies(bash(c), "dev.ahp-opa.fs.rm-recursive-outside-workspace")
+	}
+	denies(bash("rmz -f /opt/toolcache/node &"), "dev.ahp-opa.fs.rm-recursive-critical")
+	denies(bash("rip ~"), "dev.ahp-opa.fs.rm-recursive-critical")
+	denies(bash("rmz ."), "dev.ahp-opa.fs.delete-workspace")
+}
+
+test_whole_deleters_lookalikes_allowed if {
+	every c in ["rmz target dist", "rip node_modules", "trash ./out", "trash-put /tmp/scratch", "gio info ~/Videos/clips", "trash-list", "rmz /tmp/build-output"] {
+		allowed(bash(c))
+	}
+}
+
+# System caches are emptied in image builds; the directories around them
+# stay protected, and the user's own caches are data outside the
+# workspace (a team that cleans them names them in exceptions.paths).
 test_rm_caches_allowed if {
 	every c in [
 		"apt-get update && apt-get install -y curl && rm -rf /var/lib/apt/lists/*",
 		"rm -rf /var/cache/apk/*",
+		"rm -rf /root/.cache/pip",
+	] {
+		allowed(bash(c))
+	}
+	every c in [
 		"rm -rf ~/.cache/pip",
 		"rm -rf $HOME/.m2/repository/com/acme",
 		"rm -rf ~/.gradle/caches/",
+		"rm -rvf ~/Library/Caches/com.acme.app",
 	] {
-		allowed(bash(c))
+		denies(bash(c), "dev.ahp-opa.fs.rm-recursive-outside-workspace")
 	}
 	denies(bash("rm -rf /var/lib/apt"), "dev.ahp-opa.fs.rm-recursive-critical")
 	denies(bash("rm -rf /var/lib/postgresql"), "dev.ahp-opa.fs.rm-recursive-critical")
@@ -190,6 +213,9 @@ test_rm_outside_workspace_path_exception if {
 	denies(evt, "dev.ahp-opa.fs.rm-recursive-outside-workspace")
 	codes_with(evt, {"exceptions": {"paths": ["~/scratch/**"]}}) == set()
 	codes_with(evt, {"disabled_rules": ["dev.ahp-opa.fs.rm-recursive-outside-workspace"]}) == set()
+
+	# A team that empties the user's caches says so once.
+	codes_with(bash("rm -rf ~/.cache/pip"), {"exceptions": {"paths": ["~/.cache/**"]}}) == set()
 }
 
 # dev.ahp-opa.fs.write-system

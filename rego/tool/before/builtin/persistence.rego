@@ -65,6 +65,24 @@ _persists contains _path_trigger(p) if {
 	not config.path_excepted(p)
 }
 
+# A file copied, linked or moved into a directory keeps its name:
+# cp dots/.bashrc ~ writes ~/.bashrc.
+_persists contains _path_trigger(dest) if {
+	input.ahp.writes
+	some name in {"cp", "mv", "ln", "install", "rsync", "ditto"}
+	programs[name]
+	some i in programs[name]
+	cmd := input.ahp.shell.commands[i]
+	ops := [q | some q in cmd.paths]
+	count(ops) > 1
+	dest := ops[count(ops) - 1]
+	is_string(dest.home_rel)
+	some k, src in ops
+	k < count(ops) - 1
+	paths.startup_file({"path": concat("/", [dest.path, src.base]), "base": src.base, "home_rel": trim_left(concat("/", [dest.home_rel, src.base]), "/")})
+	not config.path_excepted(dest)
+}
+
 _persists contains "crontab" if {
 	programs.crontab
 	some i in programs.crontab

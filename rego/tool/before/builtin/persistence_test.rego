@@ -43,6 +43,33 @@ test_startup_files_evasions_denied if {
 	denies(bash("(crontab -l; echo '@reboot x') | crontab -"), "dev.ahp-opa.persistence.startup-files")
 }
 
+test_startup_files_every_shell_denied if {
+	# Each shell reads its own startup files; all of them run at every start.
+	every c in [
+		"echo 'set paths = [~/bin $@paths]' >> ~/.config/elvish/rc.elv",
+		"printf '%s\\n' '$env.PATH = ($env.PATH | prepend ~/bin)' >> ~/.config/nushell/env.nu",
+		"echo 'aliases[\"g\"] = \"git\"' | tee -a ~/.xonshrc",
+		"echo 'setenv EDITOR vi' >> ~/.login",
+		"echo 'Import-Module posh-git' >> $PROFILE",
+		"echo 'export GOPATH=~/go' >> ~/.yashrc",
+		"echo 'dotenv' >> ../sibling/.envrc",
+		"echo 'bindkey -v' >> \"$ZDOTDIR/.zshrc\"",
+		"cp shell/config.fish ~/.config/fish",
+		"ln -sfn $PWD/nushell ~/.config/nushell",
+		"cp dotfiles/.bashrc ~",
+		"ln -s $PWD/.zshenv $HOME/",
+	] {
+		denies(bash(c), "dev.ahp-opa.persistence.startup-files")
+	}
+	denies(tool("Write", {"file_path": "/home/dev/.config/nushell/config.nu", "content": "$env.config.show_banner = false"}), "dev.ahp-opa.persistence.startup-files")
+}
+
+test_startup_files_every_shell_lookalikes_allowed if {
+	every c in ["cat ~/.config/elvish/rc.elv", "cp -r ~/.config/fish ./backup", "cp README.md ~", "cp ~/.bashrc ./backup/", "mkdir -p ~/.config/fish", "echo 'export A=1' >> .envrc", "echo 'use str' >> ./elvish/rc.elv", "nu -c 'open ~/.config/nushell/env.nu | lines | length'"] {
+		lookalike_allowed(bash(c), "dev.ahp-opa.persistence.startup-files")
+	}
+}
+
 test_startup_files_lookalikes_allowed if {
 	lookalike_allowed(bash("cat ~/.bashrc"), "dev.ahp-opa.persistence.startup-files")
 	lookalike_allowed(bash("crontab -l"), "dev.ahp-opa.persistence.startup-files")
