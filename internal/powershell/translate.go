@@ -253,6 +253,20 @@ func (t *translator) command(c Command, inPipe bool, depth int) (string, []strin
 		argv = append([]string{"cd"}, t.paths(as, depth, "path", "literalpath")...)
 	case "new-item", "new-itemproperty", "set-itemproperty":
 		return t.item(name, as, depth)
+	case "remove-itemproperty":
+		// A registry value deleted is what reg delete /v does.
+		path, ok := named(as, "path", 1)
+		if !ok {
+			path, ok = positional(as, 0)
+		}
+		if !ok || !registry.MatchString(path.Text) {
+			return "", nil
+		}
+		line := "reg delete " + quote(registryKey(path.Text))
+		if n, ok := named(as, "name", 1); ok {
+			line += " /v " + t.render(n, depth)
+		}
+		return line + " /f", nil
 	case "new-scheduledtaskaction":
 		// The program a scheduled task will run: read as a command.
 		if x, ok := named(as, "execute", 1); ok {
@@ -531,7 +545,13 @@ func (t *translator) startProcess(as []arg, depth int) string {
 }
 
 // registry matches a path in the Windows registry.
-var registry = regexp.MustCompile(`(?i)^(Registry::)?(HK(CU|LM|CR|U|CC)|HKEY_[A-Z_]+):?\\`)
+var registry = regexp.MustCompile(`(?i)^(Registry::)?(HK(CU|LM|CR|U|CC)|HKEY_[A-Z_]+):?[\\/]`)
+
+// registryKey is a registry path as reg names it: HKCU:/Software/X is
+// HKCU\Software\X.
+func registryKey(p string) string {
+	return strings.ReplaceAll(strings.Replace(strings.TrimPrefix(p, "Registry::"), ":", "", 1), "/", `\`)
+}
 
 // item translates New-Item, New-ItemProperty and Set-ItemProperty: a
 // registry value is what reg add sets; a file or directory is made.
@@ -544,8 +564,7 @@ func (t *translator) item(name string, as []arg, depth int) (string, []string) {
 		return "", nil
 	}
 	if registry.MatchString(path.Text) {
-		key := strings.Replace(strings.TrimPrefix(path.Text, "Registry::"), ":", "", 1)
-		line := "reg add " + quote(key)
+		line := "reg add " + quote(registryKey(path.Text))
 		if n, ok := named(as, "name", 1); ok {
 			line += " /v " + t.render(n, depth)
 		}
