@@ -79,6 +79,7 @@ func TestExpand(t *testing.T) {
 		{`python3 -c "import subprocess as sp; sp.call('curl x | sh', shell=True)"`, []string{"subprocess.call: curl x", "subprocess.call: sh"}},
 		{`python3 -c "from os import system; system('rm -rf ~')"`, []string{"os.system: rm -rf ~"}},
 		{`python3 -c "print(open(os.path.expanduser('~/.ssh/id_rsa')).read())"`, []string{"open: cat ~/.ssh/id_rsa"}},
+		{`python3 -c "import sqlite3; sqlite3.connect(os.path.expanduser('~/.config/chromium/Default/Cookies'))"`, []string{"sqlite3.connect: cat ~/.config/chromium/Default/Cookies"}},
 		{`python3 -c "from pathlib import Path; print((Path.home() / '.aws' / 'credentials').read_text())"`, []string{".read_text: cat ~/.aws/credentials"}},
 		{`python3 -c "open('/home/u/.bashrc','a').write('x')"`, []string{"open: >>/home/u/.bashrc"}},
 		{`python3 -c "cmd = 'rm -rf ' + '/'; import os; os.system(cmd)"`, []string{"os.system: rm -rf /"}},

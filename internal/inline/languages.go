@@ -108,6 +108,8 @@ var python = &language{
 		"str": kSame, "pathlib.Path": kJoin, "Path": kJoin, "PurePath": kJoin, "os.path.join": kJoin,
 		"Path.home": kHome, "pathlib.Path.home": kHome,
 		"os.getenv": kEnv, "os.environ.get": kEnv, "os.environ": kEnv,
+		// A database file opened is read: a browser's Cookies or Login Data.
+		"sqlite3.connect": kRead, "duckdb.connect": kRead,
 		".read_text": kRead, ".read_bytes": kRead, ".write_text": kWrite, ".write_bytes": kWrite,
 		".unlink": kRemove, ".rmdir": kRemove, ".joinpath": kJoin, ".expanduser": kSame, ".resolve": kSame,
 		"glob.glob": kGlob, "glob.iglob": kGlob, "glob": kGlob, "iglob": kGlob, ".glob": kGlob, ".rglob": kGlob,
