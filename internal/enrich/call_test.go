@@ -59,3 +59,30 @@ func TestOneViewOfWrittenText(t *testing.T) {
 }
 
 func list(v any) []any { l, _ := v.([]any); return l }
+
+// TestBareHostURL: a downloader reads an operand without a scheme as an
+// http URL; a file name is not one, nor any operand of another program.
+func TestBareHostURL(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		program, arg, want string
+	}{
+		{"curl", "169.254.169.254/latest/meta-data/", "http://169.254.169.254/latest/meta-data/"},
+		{"curl", "169.254.170.2$AWS_CONTAINER_CREDENTIALS_RELATIVE_URI", "http://169.254.170.2/$AWS_CONTAINER_CREDENTIALS_RELATIVE_URI"},
+		{"wget", "pastebin.com/raw/x", "http://pastebin.com/raw/x"},
+		{"curl", "localhost:8080/health", "http://localhost:8080/health"},
+		{"curl", "out.json", ""},
+		{"curl", "install.sh", ""},
+		{"curl", "-o", ""},
+		{"cat", "example.com/x", ""},
+	}
+	for _, tt := range tests {
+		got := ""
+		if u := bareHostURL(tt.program, tt.arg); u != nil {
+			got = u.String()
+		}
+		if got != tt.want {
+			t.Errorf("bareHostURL(%q, %q) = %q, want %q", tt.program, tt.arg, got, tt.want)
+		}
+	}
+}

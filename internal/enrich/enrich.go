@@ -3,6 +3,8 @@ package enrich
 import (
 	"net/url"
 	"os"
+	"regexp"
+	"slices"
 	"strings"
 	"sync"
 
@@ -713,6 +715,10 @@ func (en *enricher) command(c *shell.Command) *ast.Term {
 				urls = append(urls, urlTerm(u, arg, keyArg, ast.InternedTerm(i)))
 				continue
 			}
+			if u := bareHostURL(c.Name, arg); u != nil {
+				urls = append(urls, urlTerm(u, arg, keyArg, ast.InternedTerm(i)))
+				continue
+			}
 			if !pathCandidate(arg, afterDashes) {
 				continue
 			}
@@ -807,6 +813,35 @@ func parseURL(arg string) *url.URL {
 		return nil
 	}
 	return u
+}
+
+// bareHost is an operand a downloader reads as an http URL: an IPv4
+// address, or a host name under a common top-level domain, with a port or
+// path perhaps (curl 169.254.169.254/latest/meta-data, wget
+// pastebin.com/raw/x). A file name such as out.json is not one.
+var bareHost = regexp.MustCompile(`^(\d{1,3}(?:\.\d{1,3}){3}|(?:[a-zA-Z0-9-]+\.)+(?i:com|net|org|io|dev|co|ai|xyz|info|me|site|cloud|biz|ru|cn|tk|top|online|link|gg|us|uk|de)|localhost)((?::\d+)?)(.*)$`)
+
+var classDownloaderBit = uint16(1) << slices.Index(ClassNames, ClassDownloader)
+
+// bareHostURL is the URL a downloader (curl, wget, http…) fetches for an
+// operand given without a scheme; nil for any other program or operand.
+func bareHostURL(program, arg string) *url.URL {
+	if programClasses[program]&classDownloaderBit == 0 || strings.HasPrefix(arg, "-") {
+		return nil
+	}
+	m := bareHost.FindStringSubmatch(arg)
+	if m == nil {
+		return nil
+	}
+	rest := m[3]
+	switch {
+	case rest == "", strings.HasPrefix(rest, "/"), strings.HasPrefix(rest, "?"):
+	case strings.HasPrefix(rest, "$"):
+		rest = "/" + rest // 169.254.170.2$RELATIVE_URI: the variable is the path
+	default:
+		return nil
+	}
+	return parseURL("http://" + m[1] + m[2] + rest)
 }
 
 func isSchemeChar(c byte) bool {

@@ -104,7 +104,7 @@ violation contains {
 #   find-generic-password -w), unless the output goes straight into a
 #   program that uses it (… | docker login --password-stdin, sops -d … |
 #   kubectl apply -f -); and the cloud metadata endpoints
-#   (169.254.169.254, metadata.google.internal). A file handed to the
+#   (169.254.169.254, ECS's 169.254.170.2, metadata.google.internal). A file handed to the
 #   program that loads it (dotnet restore --configfile, kubectl
 #   --kubeconfig, a key given with --key, --keystore or --cert) is that
 #   program's to use and is allowed.
@@ -146,7 +146,7 @@ _credential_access contains _arg_trigger(cmd, a, "with code naming stored creden
 
 _credential_access contains concat(" ", ["metadata endpoint", u.host]) if {
 	some u in tools.urls
-	u.host in {"169.254.169.254", "metadata.google.internal", "metadata", "100.100.100.200", "[fd00:ec2::254]", "fd00:ec2::254"}
+	u.host in {"169.254.169.254", "169.254.170.2", "metadata.google.internal", "metadata", "100.100.100.200", "[fd00:ec2::254]", "fd00:ec2::254"}
 }
 
 # METADATA

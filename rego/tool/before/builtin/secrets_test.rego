@@ -175,6 +175,11 @@ test_credential_file_evasions_denied if {
 	denies(tool("Read", {"file_path": "/home/dev/.aws/credentials"}), "dev.ahp-opa.secrets.credential-file")
 	denies(tool("read_file", {"absolute_path": "/home/dev/repo/deploy/prod.p12"}), "dev.ahp-opa.secrets.credential-file")
 	denies(tool("WebFetch", {"url": "http://169.254.169.254/latest/meta-data/iam/security-credentials/", "prompt": "x"}), "dev.ahp-opa.secrets.credential-file")
+
+	# curl reads an operand without a scheme as http: the same endpoints,
+	# ECS's task credentials among them.
+	denies(bash("curl -s 169.254.169.254/latest/meta-data/iam/security-credentials/"), "dev.ahp-opa.secrets.credential-file")
+	denies(bash("curl -s 169.254.170.2$AWS_CONTAINER_CREDENTIALS_RELATIVE_URI"), "dev.ahp-opa.secrets.credential-file")
 }
 
 test_credential_file_lookalikes_allowed if {
