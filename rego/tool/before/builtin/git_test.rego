@@ -13,6 +13,9 @@ test_force_push_denied if {
 		"git push origin +HEAD:refs/heads/main",
 		"git push --force-with-lease origin +main",
 		"git push --mirror backup",
+		# Branch names with a slash are branches too: the default * covers them.
+		"git push --force origin feature/login-form",
+		`git push -f "https://bot:${TOKEN}@git.example.org/team/app.git" "bump/$NEXT"`,
 	] {
 		denied_only(bash(c), "dev.ahp-opa.git.force-push")
 	}
