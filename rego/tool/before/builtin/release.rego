@@ -16,8 +16,11 @@ import input.ahp.shell.programs
 #   (git push origin v1.2.3), refs/tags/… or `tag NAME`. The protected
 #   branches are the library's protected_branches when set; otherwise
 #   main, master, trunk, develop, production, prod, stable, gh-pages and
-#   release/*. A push whose branch cannot be told (git push, HEAD) and
-#   dry runs are allowed; forced pushes are the force-push rule's.
+#   release/*. A ref that is one variable counts by its name ("$VERSION",
+#   v${NEW_VERSION}, $RELEASE_TAG, ${DEFAULT_BRANCH}), as does a tag a
+#   git tag in the same line created, and --follow-tags. A push whose
+#   branch cannot be told (git push, HEAD, "$BRANCH") and dry runs are
+#   allowed; forced pushes are the force-push rule's.
 # custom:
 #   severity: high
 #   code: dev.ahp-opa.git.push-protected
@@ -69,7 +72,7 @@ _push_refspecs(a) := array.slice(_push_operands(a), 1, 1000)
 
 _push_protected_targets(a) := {o |
 	some o in args.options(a)
-	o in {"--tags", "--all", "--branches"}
+	o in {"--tags", "--follow-tags", "--all", "--branches"}
 } | {t |
 	refspecs := _push_refspecs(a)
 	some i, r in refspecs
@@ -101,6 +104,51 @@ _release_ref(t) if regex.match(`^v?[0-9]+(\.[0-9]+)+([-+.][0-9A-Za-z.-]+)?$`, t)
 _release_ref(t) if {
 	not startswith(t, "refs/tags/")
 	config.push_protected_branch(trim_prefix(t, "refs/heads/"))
+}
+
+# A ref that is one variable, the value CI fills in: its name says what it
+# holds. git push origin "$VERSION", v${NEW_VERSION}, ${RELEASE_TAG} and a
+# loop's $tag push tags; ${DEFAULT_BRANCH} or $RELEASE_BRANCH a protected
+# branch. A bare $BRANCH or $PR_BRANCH may be the agent's own, and stays
+# allowed.
+_release_ref(t) if {
+	words := _ref_variable_words(t)
+	some w in words
+	w in {"tag", "tags", "version", "ver", "release", "semver"}
+}
+
+_release_ref(t) if {
+	words := _ref_variable_words(t)
+	"branch" in words
+	some w in words
+	w in {"main", "master", "default", "base", "trunk", "develop", "prod", "production", "stable", "deploy", "publish", "pages"}
+}
+
+# A ref a git tag in the same command line created: git tag "$NEXT" &&
+# git push origin "$NEXT".
+_release_ref(t) if t in _created_tags
+
+# _ref_variable_words splits the name of the variable a ref consists of
+# (after refs/tags/, refs/heads/ or a v prefix) into lower-case words:
+# ENV_TAG_BRANCH and envTagBranch are env, tag, branch. $${tag} is a
+# Makefile recipe's $tag.
+_ref_variable_words(t) := words if {
+	[_, name] := regex.find_all_string_submatch_n(`^(?:refs/(?:tags|heads)/)?[vV]?\$\$?\{?([A-Za-z_][A-Za-z0-9_]*)\}?$`, t, 1)[0]
+	words := split(lower(regex.replace(name, `([a-z0-9])([A-Z])`, "${1}_${2}")), "_")
+}
+
+_created_tags contains x if {
+	programs.git
+	some g in _git
+	g.sub == "tag"
+	not _tag_not_created(g.args)
+	some x in args.operands(g.args)
+}
+
+# git tag -d, -l, --list, -v and --contains create nothing.
+_tag_not_created(a) if {
+	some o in args.options(a)
+	o in {"-d", "--delete", "-l", "--list", "-v", "--verify", "--contains", "--no-contains", "--points-at", "--merged", "--no-merged"}
 }
 
 # METADATA

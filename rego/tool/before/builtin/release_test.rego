@@ -16,6 +16,14 @@ test_push_protected_denied if {
 		"git push --all origin",
 		"git push origin release/2.1",
 		"git push -o ci.skip origin main",
+		# A ref that is one variable speaks by its name.
+		`git push origin "$NEXT_VERSION"`,
+		"git push upstream v${APP_VER}",
+		"git push origin refs/tags/$releaseTag",
+		`git push origin "${MAIN_BRANCH}"`,
+		# A tag created earlier in the line, and --follow-tags.
+		`git tag "$STAMP" && git push origin "$STAMP"`,
+		"git push --follow-tags",
 	] {
 		denied_only(bash(c), "dev.ahp-opa.git.push-protected")
 	}
@@ -32,6 +40,10 @@ test_push_protected_lookalikes_allowed if {
 	every c in [
 		"git push origin feature/x",
 		"git push -u origin fix/login",
+		`git push origin "$BRANCH"`,
+		`git push -u origin "$pr_branch"`,
+		`git push origin "chore/bump-$VERSION"`,
+		`git tag -d "$OLD" && git push origin "$OLD"`,
 		"git push",
 		"git push origin HEAD",
 		"git push --dry-run origin main",
