@@ -116,6 +116,18 @@ func systemProgram(p string) bool {
 	return false
 }
 
+// fileTarget reports whether a make target names a file the rule builds
+// (libzstd.a-release, dist/app.tar.gz) rather than an act: a file's name
+// has a dot past its first character, a task's (deploy, release:minor)
+// has none.
+func fileTarget(runner, target string) bool {
+	switch runner {
+	case "make", "gmake", "bmake":
+		return strings.IndexByte(target, '.') > 0
+	}
+	return false
+}
+
 // valueOptions are, per runner, the options whose value is the next
 // word (make -C dir, task -d dir): make's -d and -t take none.
 var valueOptions = map[string]map[string]bool{
@@ -164,7 +176,7 @@ func targetVerbs(m *effects.Matcher, c *shell.Command, i int, resolved bool, out
 			target = name // its other words may still say it reads or is not real
 		}
 	}
-	if target == "" {
+	if target == "" || fileTarget(c.Name, target) {
 		return out
 	}
 	for _, a := range c.Args() {

@@ -28,6 +28,12 @@ func TestTargetVerbsOnlyWhenUnread(t *testing.T) {
 	if got := sources(ahpOf(t, shellEvent("make -f other.mk deploy", dir))); len(got) != 1 || got[0] != "target-verb" {
 		t.Errorf("make deploy from a file that is not there: effects from %v, want one target-verb", got)
 	}
+	// A target named like a file is a build product, whatever its words.
+	for _, c := range []string{"make -f other.mk libfoo.so-release", "make -f other.mk dist/app-1.2.tar.gz"} {
+		if got := sources(ahpOf(t, shellEvent(c, dir))); len(got) != 0 {
+			t.Errorf("%s: effects from %v, want none", c, got)
+		}
+	}
 }
 
 // TestScriptNamesSpeak: a script file's name speaks when it starts with
