@@ -718,6 +718,10 @@ var readWords = map[string]bool{
 	"check": true, "validate": true, "lint": true, "test": true, "watch": true, "explain": true,
 }
 
+// compoundWord matches a subcommand made of several words (build-promote,
+// create_github_release, dist-tag, publishAll), not a path or a file name.
+var compoundWord = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9]*([-_:]?[A-Z]?[A-Za-z0-9]+)*$`)
+
 // verbEffects lets the subcommand words of a CLI the table does not know
 // speak: the first or second operand, when it is a plain word, or a sure
 // delete as the third (see Sure).
@@ -750,7 +754,12 @@ func (m *Matcher) verbEffects(name string, args []string, c *shell.Command, i in
 		}
 		lw := strings.ToLower(w)
 		v, ok := m.verbs[lw]
-		if !ok || lw != w && strings.ToUpper(w) == w {
+		if !ok && compoundWord.MatchString(w) {
+			// build-promote, create_github_release: the words of a
+			// compound subcommand speak as a tool name's do.
+			lw, v, ok = m.nameVerb(nameWords(w))
+		}
+		if !ok || strings.ToLower(w) != w && strings.ToUpper(w) == w {
 			continue // ALLCAPS words are text, not subcommands
 		}
 		if k+1 < len(words) && readWords[strings.ToLower(words[k+1])] {

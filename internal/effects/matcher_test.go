@@ -124,7 +124,7 @@ func TestBuiltinTable(t *testing.T) {
 		{"npm exec -- eslint .", ""},
 		{"npx eas-cli submit -p ios", "publish eas-cli high"},
 		{"npx firebase-tools deploy --only hosting", "publish firebase-tools high"},
-		{"pnpm dlx pkg-pr-new@0.0 publish ./packages/a", "publish pkg-pr-new low"},
+		{"pnpm dlx pkg-pr-new@0.0 publish ./packages/a", "publish pkg-pr-new high"},
 		{"./gradlew publishToMavenLocal", ""},
 		{"./gradlew clean publish", "publish gradlew high"},
 		{"mvn -B clean deploy -P release", "publish mvn high"},
@@ -164,6 +164,13 @@ func TestBuiltinTable(t *testing.T) {
 		// unknown CLIs: verbs speak, look-alikes do not
 		{"acmectl deploy --env production", "publish acmectl medium"},
 		{"acmectl release list", ""},
+		// compound subcommands speak by their words
+		{"vendorcli art build-promote 1.2 libs-stable", "publish vendorcli medium"},
+		{"acmectl create_store_release v2", "publish acmectl medium"},
+		{"acmectl lib-release", "publish acmectl low"},
+		{"acmectl release-notes v2", ""},
+		{"acmectl lint scripts/deploy.sh", ""},
+		{"pn dist-tag rm @acme/ui beta", "publish pn high"},
 		{"acmectl cluster destroy prod", "store.destroy acmectl medium"},
 		{"acmectl deploy --help", ""},
 		// a template of metadata only reads no secret value

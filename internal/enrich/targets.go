@@ -29,6 +29,17 @@ func runnerTarget(c *shell.Command) string {
 	switch c.Name {
 	case "make", "gmake", "just", "rake", "task", "go-task", "mage":
 		return first(0)
+	case "fastlane":
+		// fastlane [platform] lane: a lane is a task of the Fastfile.
+		t := first(0)
+		if t == "ios" || t == "android" || t == "mac" {
+			for i, a := range args {
+				if a == t {
+					return first(i + 1)
+				}
+			}
+		}
+		return t
 	case "npm", "pnpm", "yarn", "bun":
 		for i := 0; i < len(args); i++ {
 			switch a := args[i]; {
@@ -37,6 +48,9 @@ func runnerTarget(c *shell.Command) string {
 			case valued[a]:
 				i++
 			case !strings.HasPrefix(a, "-"):
+				if c.Name != "npm" && !packageManagerCommands[a] {
+					return a // pnpm release, yarn deploy: a script run by its name
+				}
 				return "" // another subcommand: the table's rows judge it
 			}
 		}
@@ -46,6 +60,23 @@ func runnerTarget(c *shell.Command) string {
 		}
 	}
 	return ""
+}
+
+// packageManagerCommands are the built-in commands of pnpm, yarn and bun;
+// any other first word runs the package script of that name.
+var packageManagerCommands = map[string]bool{
+	"add": true, "audit": true, "bin": true, "build": true, "cache": true, "config": true, "create": true,
+	"dedupe": true, "deploy": true, "dlx": true, "doctor": true, "env": true, "exec": true, "fetch": true,
+	"help": true, "i": true, "import": true, "info": true, "init": true, "install": true, "install-test": true,
+	"licenses": true, "link": true, "list": true, "login": true, "logout": true, "ls": true, "npm": true,
+	"outdated": true, "pack": true, "patch": true, "patch-commit": true, "pm": true, "plugin": true,
+	"prune": true, "publish": true, "rebuild": true, "remove": true, "rm": true, "root": true, "run": true,
+	"set": true, "setup": true, "start": true, "store": true, "t": true, "test": true, "un": true,
+	"uninstall": true, "unlink": true, "up": true, "update": true, "upgrade": true, "upgrade-interactive": true,
+	"version": true, "versions": true, "view": true, "why": true, "workspace": true, "workspaces": true,
+	"x": true, "dist-tag": true, "owner": true, "access": true, "team": true, "token": true, "search": true,
+	"changeset": true, "tag": true, "check": true, "global": true, "generate-lock-entry": true, "policies": true,
+	"autoclean": true, "recursive": true, "-r": true, "self-update": true, "repl": true,
 }
 
 var shellNames = map[string]bool{"sh": true, "bash": true, "zsh": true, "dash": true, "ksh": true}
@@ -197,6 +228,13 @@ func targetVerbs(m *effects.Matcher, c *shell.Command, i int, resolved bool, out
 	n := len(out)
 	out = m.ToolVerbs(target, out)
 	for k := n; k < len(out); k++ {
+		if v := out[k].Source.Verb; (v == "push" || v == "upload") && out[k].Confidence == effects.Low {
+			// An unknown CLI's push may be anything; a project's own
+			// task or script named push or upload (rake push, make push,
+			// upload_asset.sh) sends what the project built: gems,
+			// images, release assets.
+			out[k].Confidence = effects.Medium
+		}
 		out[k].Program, out[k].Command = c.Name, i
 		out[k].Source = effects.Source{Kind: "target-verb", Row: c.Name + " " + target, Verb: out[k].Source.Verb}
 	}

@@ -78,3 +78,40 @@ func TestScriptNamesSpeak(t *testing.T) {
 		}
 	}
 }
+
+// TestRunnerTargetsByName: a package manager's first word that is none of
+// its commands runs the script of that name (pnpm release), a fastlane
+// lane is a task, and a project's own push or upload task sends what it
+// built; the package managers' own commands and build scripts stay quiet.
+func TestRunnerTargetsByName(t *testing.T) {
+	dir := t.TempDir()
+	confidence := func(command string) string {
+		effs, _ := ahpOf(t, shellEvent(command, dir))["effects"].([]any)
+		for _, e := range effs {
+			if src := e.(map[string]any)["source"].(map[string]any); src["kind"] == "target-verb" {
+				return e.(map[string]any)["confidence"].(string)
+			}
+		}
+		return ""
+	}
+	for command, want := range map[string]string{
+		"pnpm release --publishOnly":       "medium",
+		"yarn deploy:prod":                 "medium",
+		"bun publish-all":                  "medium",
+		"fastlane android promote_to_beta": "medium",
+		"fastlane cut_release":             "medium",
+		"rake push":                        "medium",
+		"make upload":                      "medium",
+		"./scripts/upload-assets.sh v1":    "medium",
+		"pnpm build":                       "",
+		"yarn install --frozen-lockfile":   "",
+		"pnpm deploy --filter api out/":    "",
+		"yarn release:notes":               "",
+		"fastlane ios test":                "",
+		"make zstd-release":                "low",
+	} {
+		if got := confidence(command); got != want {
+			t.Errorf("%s: target verb confidence %q, want %q", command, got, want)
+		}
+	}
+}
