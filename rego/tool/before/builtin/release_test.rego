@@ -135,13 +135,29 @@ test_cloud_storage_denied if {
 		"gsutil -m cp -r dist gs://site",
 		"gsutil rm gs://bucket/data.json",
 		"gcloud storage cp -r dist gs://site",
+		# Option values after the destination are no operands.
+		`aws s3 cp app.zip "s3://$BUCKET/app.zip" --content-type application/zip --metadata '{"v":"2"}'`,
+		"gsutil -h Cache-Control:no-cache cp index.html gs://www/",
+		"az storage blob upload-batch --destination web --source ./public",
+		"rclone sync -P ./site r2:www",
+		"rclone copyto ./a.tar.gz backup:archives/a.tar.gz",
 	] {
 		denies(bash(c), "dev.ahp-opa.deploy.cloud-storage")
 	}
 }
 
 test_cloud_storage_lookalikes_allowed if {
-	every c in ["aws s3 ls s3://data/", "aws s3 cp s3://data/fixtures.json ./testdata/", "gsutil ls gs://bucket", "gsutil cp gs://bucket/a.txt .", "aws sts get-caller-identity"] {
+	every c in [
+		"aws s3 ls s3://data/", "aws s3 cp s3://data/fixtures.json ./testdata/", "gsutil ls gs://bucket",
+		"gsutil cp gs://bucket/a.txt .", "aws sts get-caller-identity",
+		"aws s3 cp ./out s3://bucket/out --recursive --dryrun",
+		"aws s3 cp s3://data/a.csv ./a.csv --region eu-west-1",
+		"az storage blob download -c web -n index.html -f ./index.html",
+		"az storage blob list -c web -o table",
+		"rclone copy gdrive:reports ./reports",
+		"rclone copy -n ./site r2:www",
+		"rclone ls r2:www",
+	] {
 		lookalike_allowed(bash(c), "dev.ahp-opa.deploy.cloud-storage")
 	}
 }
