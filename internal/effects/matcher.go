@@ -72,11 +72,13 @@ type program struct {
 
 type row struct {
 	Row
-	words []string
-	args  func() *regexp.Regexp // nil without Args; compiled on first use
-	env   map[string]func() *regexp.Regexp
-	score int
-	label string // "kubectl delete", for the source
+	words  []string
+	args   func() *regexp.Regexp // nil without Args; compiled on first use
+	also   []func() *regexp.Regexp
+	unless func() *regexp.Regexp
+	env    map[string]func() *regexp.Regexp
+	score  int
+	label  string // "kubectl delete", for the source
 }
 
 // Compile checks a table and builds its matcher.
@@ -151,6 +153,12 @@ func compileRow(prog string, r Row) *row {
 		// the parser regexp.Compile uses, so it cannot fail here.
 		cr.args = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(r.Args) })
 	}
+	for _, expr := range r.AlsoArgs {
+		cr.also = append(cr.also, sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) }))
+	}
+	if r.Unless != "" {
+		cr.unless = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(r.Unless) })
+	}
 	for name, expr := range r.Env {
 		if cr.env == nil {
 			cr.env = make(map[string]func() *regexp.Regexp, len(r.Env))
@@ -165,7 +173,7 @@ func compileRow(prog string, r Row) *row {
 			cr.score--
 		}
 	}
-	if len(r.Options) > 0 || r.Args != "" {
+	if len(r.Options) > 0 || r.Args != "" || len(r.AlsoArgs) > 0 {
 		cr.score++
 	}
 	if len(r.Env) > 0 {
@@ -493,16 +501,25 @@ func (r *row) matches(words, args []string, env []shell.Assign) bool {
 	if r.env != nil && !r.envMatches(env) {
 		return false
 	}
-	if r.args != nil {
-		re := r.args()
-		for _, a := range args {
-			if re.MatchString(a) {
-				return true
-			}
-		}
+	if r.unless != nil && anyMatches(r.unless(), args) {
 		return false
 	}
-	return true
+	for _, re := range r.also {
+		if !anyMatches(re(), args) {
+			return false
+		}
+	}
+	return r.args == nil || anyMatches(r.args(), args)
+}
+
+// anyMatches reports whether one of args matches re.
+func anyMatches(re *regexp.Regexp, args []string) bool {
+	for _, a := range args {
+		if re.MatchString(a) {
+			return true
+		}
+	}
+	return false
 }
 
 // readsStdin reports whether a command's standard input is fed: a file or
@@ -619,6 +636,9 @@ func (l *Local) judge(v string, ws Workspace) bool {
 	if l.Loopback && OnMachine(v) {
 		return true
 	}
+	if l.Reserved && ReservedHost(HostOf(v)) {
+		return true
+	}
 	// A URL is never a workspace path, though it reads as a relative one
 	// (https://api.nuget.org/… would be ./https:/api.nuget.org/…).
 	if l.Path && !pathShaped(v) {
@@ -699,6 +719,18 @@ func OnMachine(v string) bool {
 // (jdbc:h2:tcp://, jdbc:hsqldb:hsql://, jdbc:derby://) has a host and is
 // judged by it.
 var onMachineURL = regexp.MustCompile(`^file:[/.~]|^jdbc:(h2:(mem:|file:|\.|/|~)|hsqldb:(mem:|file:|res:)|derby:([^/]|/[^/])|sqlite:)|^sqlite3?(\+[a-z0-9]+)?:(//|:memory:|[^/]*/|.*\.(db|sqlite3?)$)`)
+
+// ReservedHost reports whether a host is under a name reserved for tests,
+// examples or the local network (RFC 6761, 6762): api.test,
+// printer.local. No public service answers there.
+func ReservedHost(host string) bool {
+	for _, tld := range []string{".test", ".example", ".invalid", ".local"} {
+		if strings.HasSuffix(host, tld) {
+			return true
+		}
+	}
+	return false
+}
 
 // Loopback reports whether a host never leaves the machine.
 func Loopback(host string) bool {

@@ -164,6 +164,17 @@ func TestBuiltinTable(t *testing.T) {
 		// unknown CLIs: verbs speak, look-alikes do not
 		{"acmectl deploy --env production", "publish acmectl medium"},
 		{"acmectl release list", ""},
+		// an HTTP write that carries credentials changes a remote API
+		{`curl -X POST -H "Authorization: token $T" https://api.vendor.example.com/v1/releases -d @r.json`, "remote.change curl medium"},
+		{`curl -T pkg.tgz -u "$U:$P" https://repo.corp.example.com/pkgs/`, "remote.change curl medium"},
+		{`curl --json '{"a":1}' -H "X-Api-Key: $K" https://hooks.vendor.io/in`, "remote.change curl medium"},
+		{`curl -XPATCH -H "PRIVATE-TOKEN: $T" https://gitlab.example.com/api/v4/projects/1`, "remote.change curl medium"},
+		{`curl -X POST -H "Authorization: Bearer x" http://localhost:3000/api`, "remote.change curl medium local"},
+		{`curl -X PUT -H "Authorization: Bearer x" https://api.svc.test/v1`, "remote.change curl medium local"},
+		{`curl -H "Authorization: Bearer $T" https://api.vendor.io/v1/me`, ""},
+		{`curl -G -d q=x -H "Authorization: Bearer $T" https://api.vendor.io/search`, ""},
+		{`curl -X POST -H "Content-Type: application/json" -d '{}' https://httpbin.org/post`, ""},
+		{`curl -X POST -H "Authorization: token $T" -d '{"body":"ok"}' https://api.github.com/repos/a/b/issues/1/comments`, ""},
 		// compound subcommands speak by their words
 		{"vendorcli art build-promote 1.2 libs-stable", "publish vendorcli medium"},
 		{"acmectl create_store_release v2", "publish acmectl medium"},
@@ -262,6 +273,8 @@ func TestTableErrors(t *testing.T) {
 		"dangling alias":  `{"programs": {"x": {"alias": "y"}}}`,
 		"bad env regexp":  `{"programs": {"x": {"rows": [{"path": "", "effect": "publish", "env": {"X_ENV": "("}}]}}}`,
 		"unknown operand": `{"programs": {"x": {"rows": [{"path": "", "effect": "publish", "operands": "all"}]}}}`,
+		"bad also_args":   `{"programs": {"x": {"rows": [{"path": "", "effect": "publish", "also_args": ["("]}]}}}`,
+		"bad unless":      `{"programs": {"x": {"rows": [{"path": "", "effect": "publish", "unless": "[a"}]}}}`,
 	} {
 		t.Run(name, func(t *testing.T) {
 			tab, err := Parse([]byte(doc))

@@ -192,7 +192,7 @@ var notReal = map[string]bool{"dry": true, "dryrun": true, "dry-run": true, "loc
 // target is otherwise a blind spot, as an unknown CLI would be without
 // its verbs.
 func targetVerbs(m *effects.Matcher, c *shell.Command, i int, resolved bool, out []effects.Effect) []effects.Effect {
-	target := ""
+	target, script := "", false
 	if !resolved {
 		target = runnerTarget(c)
 	}
@@ -204,7 +204,7 @@ func targetVerbs(m *effects.Matcher, c *shell.Command, i int, resolved bool, out
 		// upload_asset.sh, but not pre-publish-checks.mjs or
 		// lock-pre-release-versions.mjs.
 		if name := scriptTarget(c); len(m.ToolVerbs(leadingWord(name), nil)) > 0 {
-			target = name // its other words may still say it reads or is not real
+			target, script = name, true // its other words may still say it reads or is not real
 		}
 	}
 	if target == "" || fileTarget(c.Name, target) {
@@ -228,11 +228,12 @@ func targetVerbs(m *effects.Matcher, c *shell.Command, i int, resolved bool, out
 	n := len(out)
 	out = m.ToolVerbs(target, out)
 	for k := n; k < len(out); k++ {
-		if v := out[k].Source.Verb; (v == "push" || v == "upload") && out[k].Confidence == effects.Low {
+		if v := out[k].Source.Verb; (v == "upload" || v == "push" && !script) && out[k].Confidence == effects.Low {
 			// An unknown CLI's push may be anything; a project's own
-			// task or script named push or upload (rake push, make push,
-			// upload_asset.sh) sends what the project built: gems,
-			// images, release assets.
+			// task named push or upload (rake push, make upload) or
+			// upload script (upload_asset.sh) sends what the project
+			// built: gems, images, release assets. A script named push
+			// may as well wrap git push.
 			out[k].Confidence = effects.Medium
 		}
 		out[k].Program, out[k].Command = c.Name, i

@@ -103,6 +103,7 @@ func TestRunnerTargetsByName(t *testing.T) {
 		"rake push":                        "medium",
 		"make upload":                      "medium",
 		"./scripts/upload-assets.sh v1":    "medium",
+		"./scripts/push.sh":                "low",
 		"pnpm build":                       "",
 		"yarn install --frozen-lockfile":   "",
 		"pnpm deploy --filter api out/":    "",

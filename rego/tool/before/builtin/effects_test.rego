@@ -273,3 +273,24 @@ test_effect_remote_change_lookalikes_allowed if {
 		lookalike_allowed(bash(c), "dev.ahp-opa.effect.remote-change")
 	}
 }
+
+# A write to a remote API that carries credentials, whatever the vendor.
+test_effect_authenticated_api_write_denied if {
+	every c in [
+		`curl -X POST -H "Consumer-Key: $KEY" -H "Consumer-Token: $TOK" -d '{"v":"1.2"}' https://vendors.acme-sdk.io/announce`,
+		"curl --fail -X PATCH -H 'Authorization: token abc' https://api.forge.example.org/repos/a/b/releases/3 -d '{\"draft\":false}'",
+	] {
+		denies(bash(c), "dev.ahp-opa.effect.remote-change")
+	}
+}
+
+test_effect_authenticated_api_write_lookalikes_allowed if {
+	every c in [
+		"curl -H 'Accept: application/vnd.github+json' https://api.github.com/repos/a/b/releases/latest",
+		`curl -X POST -H "Authorization: Bearer dev" http://127.0.0.1:8080/api/items -d '{}'`,
+		`curl -X PUT -H "X-Api-Key: dev" https://api.shop.test/v1/items/1 -d '{}'`,
+		`curl -X POST -H 'Content-Type: application/json' -d '{"q":1}' https://echo.example.net/post`,
+	] {
+		lookalike_allowed(bash(c), "dev.ahp-opa.effect.remote-change")
+	}
+}
