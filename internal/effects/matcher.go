@@ -66,6 +66,7 @@ type program struct {
 	valueOpts map[string]bool
 	dryRun    []string
 	tracks    []string
+	plugins   map[string]bool // the program's own subcommands; nil: no plugins
 	local     []Local
 	rows      []*row
 }
@@ -103,6 +104,7 @@ func Compile(t *Table) (*Matcher, error) {
 				ValueOptions: append(append([]string(nil), base.ValueOptions...), p.ValueOptions...),
 				DryRun:       append(append([]string(nil), base.DryRun...), p.DryRun...),
 				Tracks:       append(append([]string(nil), base.Tracks...), p.Tracks...),
+				Plugins:      append(append([]string(nil), base.Plugins...), p.Plugins...),
 				Local:        append(append([]Local(nil), p.Local...), base.Local...),
 				Rows:         append(append([]Row(nil), base.Rows...), p.Rows...),
 			}
@@ -113,6 +115,12 @@ func Compile(t *Table) (*Matcher, error) {
 		cp := &program{name: own, launches: entry.Launches, valueOpts: map[string]bool{}, dryRun: entry.DryRun, tracks: entry.Tracks, local: entry.Local}
 		for _, o := range entry.ValueOptions {
 			cp.valueOpts[o] = true
+		}
+		if len(entry.Plugins) > 0 {
+			cp.plugins = make(map[string]bool, len(entry.Plugins))
+			for _, w := range entry.Plugins {
+				cp.plugins[w] = true
+			}
 		}
 		for _, r := range entry.Rows {
 			cp.rows = append(cp.rows, compileRow(own, r))
@@ -215,7 +223,22 @@ func (m *Matcher) Command(c *shell.Command, i int, ws Workspace, out []Effect) [
 				continue
 			}
 		}
-		return m.dataEffects(p, name, args, c, i, ws, out)
+		n := len(out)
+		out = m.dataEffects(p, name, args, c, i, ws, out)
+		if len(out) > n || p.plugins == nil {
+			return out
+		}
+		pos := p.positionals(args)
+		if len(pos) == 0 || p.plugins[args[pos[0]]] || strings.HasPrefix(args[pos[0]], "$") {
+			return out
+		}
+		// cargo dist …: the plugin program cargo-dist, by its own entry
+		// or by its words.
+		plugin, rest := name+"-"+strings.ToLower(args[pos[0]]), args[pos[0]+1:]
+		if q := m.programs[plugin]; q != nil {
+			return m.dataEffects(q, plugin, rest, c, i, ws, out)
+		}
+		return m.verbEffects(plugin, rest, c, i, out)
 	}
 	return out
 }

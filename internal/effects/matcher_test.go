@@ -164,6 +164,12 @@ func TestBuiltinTable(t *testing.T) {
 		// unknown CLIs: verbs speak, look-alikes do not
 		{"acmectl deploy --env production", "publish acmectl medium"},
 		{"acmectl release list", ""},
+		// cargo's plugins (cargo-X) speak by their own words
+		{"cargo ci homebrew publish --formula x.rb", "publish cargo-ci medium"},
+		{"cargo xtask deploy --env prod", "publish cargo-xtask medium"},
+		{"cargo test release", ""},
+		{"cargo nextest run --release", ""},
+		{"cargo semver-checks check-release", ""},
 		// an HTTP write that carries credentials changes a remote API
 		{`curl -X POST -H "Authorization: token $T" https://api.vendor.example.com/v1/releases -d @r.json`, "remote.change curl medium"},
 		{`curl -T pkg.tgz -u "$U:$P" https://repo.corp.example.com/pkgs/`, "remote.change curl medium"},

@@ -89,6 +89,11 @@ type Program struct {
 	ValueOptions []string `json:"value_options,omitempty"`
 	// DryRun options make every effect a rehearsal (--dry-run, --dry-run=client).
 	DryRun []string `json:"dry_run,omitempty"`
+	// Plugins, when set, are the program's own subcommands: any other
+	// first word W runs the plugin program NAME-W (cargo dist runs
+	// cargo-dist), judged by its own entry or, without one, by its
+	// words as an unknown CLI's (cargo ci homebrew publish).
+	Plugins []string `json:"plugins,omitempty"`
 	// Tracks are words that only choose a release track of the same
 	// commands (gcloud beta run deploy): left out when rows are matched.
 	Tracks []string `json:"tracks,omitempty"`
@@ -246,6 +251,7 @@ func (t *Table) Merge(more *Table) *Table {
 		p.ValueOptions = slices.Concat(p.ValueOptions, v.ValueOptions)
 		p.DryRun = slices.Concat(p.DryRun, v.DryRun)
 		p.Tracks = slices.Concat(p.Tracks, v.Tracks)
+		p.Plugins = slices.Concat(p.Plugins, v.Plugins)
 		p.Local = slices.Concat(p.Local, v.Local)
 		p.Rows = slices.Concat(p.Rows, v.Rows)
 		out.Programs[k] = p

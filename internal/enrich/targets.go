@@ -54,6 +54,19 @@ func runnerTarget(c *shell.Command) string {
 				return "" // another subcommand: the table's rows judge it
 			}
 		}
+	case "node", "deno", "tsx", "ts-node", "python", "python3":
+		// node Makefile.js publishRelease: a task file (ShellJS's make,
+		// Jake, gulp, a make.py) runs the target named after it.
+		for i := 0; i < len(args); i++ {
+			a := args[i]
+			if strings.HasPrefix(a, "-") || c.Name == "deno" && a == "run" {
+				continue
+			}
+			if taskFiles[strings.ToLower(scriptName(a))] {
+				return first(i + 1)
+			}
+			return ""
+		}
 	case "bazel", "bazelisk":
 		if len(args) > 1 && args[0] == "run" {
 			return first(1)
@@ -61,6 +74,10 @@ func runnerTarget(c *shell.Command) string {
 	}
 	return ""
 }
+
+// taskFiles are the names of scripts that run the target named after
+// them: Makefile.js, make.py, Jakefile.js, gulpfile.js, Gruntfile.js.
+var taskFiles = map[string]bool{"makefile": true, "make": true, "jakefile": true, "gulpfile": true, "gruntfile": true, "tasks": true}
 
 // packageManagerCommands are the built-in commands of pnpm, yarn and bun;
 // any other first word runs the package script of that name.
