@@ -1,6 +1,7 @@
 package enrich
 
 import (
+	"regexp"
 	"strings"
 
 	"github.com/ahp-opa/ahp-opa/internal/effects"
@@ -128,17 +129,22 @@ func scriptTarget(c *shell.Command) string {
 }
 
 // leadingWord is the first word of a script's name, past a leading
-// number (04_post_publish is post).
+// number (04_post_publish is post) and before a change of case
+// (publishCI is publish).
 func leadingWord(name string) string {
-	for _, w := range strings.FieldsFunc(strings.ToLower(name), func(r rune) bool {
+	for _, w := range strings.FieldsFunc(camelSplit.ReplaceAllString(name, "${1} ${2}"), func(r rune) bool {
 		return r == '-' || r == '_' || r == '.' || r == ' '
 	}) {
+		w = strings.ToLower(w)
 		if strings.Trim(w, "0123456789") != "" {
 			return w
 		}
 	}
 	return ""
 }
+
+// camelSplit finds where a lower-case letter meets an upper-case one.
+var camelSplit = regexp.MustCompile(`([a-z0-9])([A-Z])`)
 
 // scriptName is the name a script file goes by: its base name without
 // the extension, "" for a name that holds no word (./x, a dynamic one).

@@ -63,6 +63,8 @@ func TestScriptNamesSpeak(t *testing.T) {
 		"python scripts/release.py --version 2":        true, // read, and still named
 		"bash .github/workflows/upload_asset.sh x":     true,
 		"node ./tools/release/04_deploy.ts":            true,
+		"tsx scripts/publishCI.ts":                     true,
+		"node scripts/checkPublish.mjs":                false,
 		"./scripts/release-notes.sh v1 v2":             false,
 		"node ./scripts/pre-publish-optimizations.mjs": false,
 		"python ./scripts/deploy_docs_status.py":       false,
