@@ -170,6 +170,19 @@ func systemProgram(p string) bool {
 	return false
 }
 
+// runnerDryRuns are, per runner, the options that print what a target
+// would run without running it.
+var runnerDryRuns = map[string]map[string]bool{
+	"make":  makeDryRuns,
+	"gmake": makeDryRuns,
+	"bmake": makeDryRuns,
+	"rake":  {"-n": true, "--dry-run": true},
+	"just":  {"-n": true, "--dry-run": true},
+	"task":  {"-n": true, "--dry": true},
+}
+
+var makeDryRuns = map[string]bool{"-n": true, "--just-print": true, "--dry-run": true, "--recon": true}
+
 // fileTarget reports whether a make target names a file the rule builds
 // (libzstd.a-release, dist/app.tar.gz) rather than an act: a file's name
 // has a dot past its first character, a task's (deploy, release:minor)
@@ -236,6 +249,9 @@ func targetVerbs(m *effects.Matcher, c *shell.Command, i int, resolved bool, out
 	for _, a := range c.Args() {
 		if a == "--help" || a == "-h" {
 			return out // prints its usage, as an unknown CLI's verbs would not speak then
+		}
+		if !script && runnerDryRuns[c.Name][a] {
+			return out // make -n deploy prints the recipe and runs none of it
 		}
 		if strings.HasPrefix(a, "--") && notReal[strings.TrimPrefix(a, "--")] {
 			return out // script/release --local, ./deploy.sh --dry-run

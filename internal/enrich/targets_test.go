@@ -116,6 +116,9 @@ func TestRunnerTargetsByName(t *testing.T) {
 		"yarn release:notes":               "",
 		"fastlane ios test":                "",
 		"make zstd-release":                "low",
+		"make -n deploy":                   "",
+		"rake --dry-run release":           "",
+		"just -n publish":                  "",
 	} {
 		if got := confidence(command); got != want {
 			t.Errorf("%s: target verb confidence %q, want %q", command, got, want)
