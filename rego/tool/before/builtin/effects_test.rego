@@ -278,10 +278,12 @@ test_effect_remote_change_lookalikes_allowed if {
 test_effect_authenticated_api_write_denied if {
 	every c in [
 		`curl -X POST -H "Consumer-Key: $KEY" -H "Consumer-Token: $TOK" -d '{"v":"1.2"}' https://vendors.acme-sdk.io/announce`,
-		"curl --fail -X PATCH -H 'Authorization: token abc' https://api.forge.example.org/repos/a/b/releases/3 -d '{\"draft\":false}'",
+		`curl --fail -X PATCH -H "Authorization: token $FORGE_TOKEN" https://api.forge.example.org/repos/a/b/releases/3 -d '{"draft":false}'`,
 	] {
-		denies(bash(c), "dev.ahp-opa.effect.remote-change")
+		# A token variable the exfiltration rules know covers the effect rule.
+		not allowed(bash(c))
 	}
+	denied_only(bash(`curl -X PATCH -H "X-Api-Key: $K" -d '{"public":true}' https://api.vendor.io/v1/apps/7`), "dev.ahp-opa.effect.remote-change")
 }
 
 test_effect_authenticated_api_write_lookalikes_allowed if {

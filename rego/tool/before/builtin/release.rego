@@ -128,6 +128,9 @@ _release_ref(t) if {
 # git push origin "$NEXT".
 _release_ref(t) if t in _created_tags
 
+# A ref git itself names as a tag: git push origin "$(git describe --tags)".
+_release_ref(t) if regex.match(`^(refs/tags/)?v?\$\(git (describe|tag)\b`, t)
+
 # _ref_variable_words splits the name of the variable a ref consists of
 # (after refs/tags/, refs/heads/ or a v prefix) into lower-case words:
 # ENV_TAG_BRANCH and envTagBranch are env, tag, branch. $${tag} is a

@@ -24,6 +24,7 @@ test_push_protected_denied if {
 		# A tag created earlier in the line, and --follow-tags.
 		`git tag "$STAMP" && git push origin "$STAMP"`,
 		"git push --follow-tags",
+		`git push origin "$(git describe --tags --abbrev=0)"`,
 	] {
 		denied_only(bash(c), "dev.ahp-opa.git.push-protected")
 	}
