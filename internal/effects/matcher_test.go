@@ -188,6 +188,13 @@ func TestBuiltinTable(t *testing.T) {
 		{`http POST https://httpbin.org/post a=1`, ""},
 		{`http GET https://api.vendor.io/v1/me "Authorization:Bearer $T"`, ""},
 		{`curl -X POST -H "Authorization: token $T" -d '{"body":"ok"}' https://api.github.com/repos/a/b/issues/1/comments`, ""},
+		// push and upload mean it, as delete does, on a published thing's
+		// noun or past a confirmation
+		{"vendorcli artifacts upload ./dist", "publish vendorcli medium"},
+		{"vendorcli image push reg.vendor.io/app:2", "publish vendorcli medium"},
+		{"vendorcli push --yes", "publish vendorcli medium"},
+		{"vendorcli push", "publish vendorcli low"},
+		{"vendorcli upload notes.txt", "publish vendorcli low"},
 		// compound subcommands speak by their words
 		{"vendorcli art build-promote 1.2 libs-stable", "publish vendorcli medium"},
 		{"acmectl create_store_release v2", "publish acmectl medium"},
