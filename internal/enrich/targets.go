@@ -30,6 +30,11 @@ func runnerTarget(c *shell.Command) string {
 	switch c.Name {
 	case "make", "gmake", "just", "rake", "task", "go-task", "mage":
 		return first(0)
+	case "mise", "rtx":
+		// mise run TASK, mise r TASK: a task of mise.toml.
+		if len(args) > 1 && (args[0] == "run" || args[0] == "r") {
+			return first(1)
+		}
 	case "fastlane":
 		// fastlane [platform] lane: a lane is a task of the Fastfile.
 		t := first(0)

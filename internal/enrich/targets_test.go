@@ -110,6 +110,7 @@ func TestRunnerTargetsByName(t *testing.T) {
 		"python3 make.py upload":           "medium",
 		"node Makefile.js lint":            "",
 		"node scripts/build.js publish":    "",
+		"mise run release":                 "medium",
 		"pnpm build":                       "",
 		"yarn install --frozen-lockfile":   "",
 		"pnpm deploy --filter api out/":    "",

@@ -53,7 +53,8 @@ func toolVariable(f field) (field, bool) {
 // (a program name, not an option or an assignment). The command as
 // written stays too: the variable may hold a program.
 func (a *analyzer) variablePrefix(idx int, words []field, sc scope) {
-	if len(words) < 2 || !words[0].dynamic || words[0].subst || !loneVariable.MatchString(words[0].text) {
+	// ${SUDO:-} and ${X-} read as an unknown, empty text.
+	if len(words) < 2 || !words[0].dynamic || words[0].subst || words[0].text != "" && !loneVariable.MatchString(words[0].text) {
 		return
 	}
 	next := words[1]

@@ -21,6 +21,7 @@ func TestVariableProgramWords(t *testing.T) {
 		{"${DRY} git push --force", "git: git push --force <variable-prefix>"},
 		{"ls dist | xargs $maybe gh release upload v1", "gh: gh release upload v1 <variable-prefix>"},
 		{"$(SUDO) $(DOCKER) push acme/app", "docker: docker push acme/app <variable-prefix>"},
+		{"${SUDO:-} rm -rf /opt/app", "rm: rm -rf /opt/app <variable-prefix>"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.script, func(t *testing.T) {

@@ -318,7 +318,8 @@ _site_deploy("mike", a) := {"deploy --push"} if {
 #   aws s3 cp|sync|mv|rm whose destination (or, for rm, target) is s3://,
 #   gsutil cp|rsync|mv|rm to gs://, gcloud storage cp|rsync|mv|rm to gs://,
 #   azcopy copy|sync|remove to a blob URL, az storage blob upload,
-#   upload-batch and sync, rclone copy|copyto|move|moveto|sync to a
+#   upload-batch and sync, s3cmd put|sync to s3://, rclone
+#   copy|copyto|move|moveto|sync to a
 #   remote (name:path). Option values (--cache-control max-age=60,
 #   --metadata '{…}') are not operands. Downloads, listings and dry runs
 #   are allowed.
@@ -348,9 +349,9 @@ _storage_commands contains cmd if {
 	cmd.name in {"aws", "gsutil", "gcloud", "azcopy"}
 }
 
-# az and rclone are not in the release class: found by name.
+# az, rclone and s3cmd are not in the release class: found by name.
 _storage_commands contains cmd if {
-	some name in ["az", "rclone"]
+	some name in ["az", "rclone", "s3cmd"]
 	programs[name]
 	some i in programs[name]
 	cmd := input.ahp.shell.commands[i]
@@ -403,6 +404,7 @@ _storage_value_options := {
 		"--connection-string", "--sas-token", "--content-type", "--content-cache-control", "--overwrite",
 		"--destination-path", "--output", "-o", "--query", "--resource-group", "-g", "--tier",
 	},
+	"s3cmd": {"--acl-grant", "--add-header", "--mime-type", "--exclude", "--include", "--rexclude", "--rinclude", "--storage-class", "-c", "--config", "--access_key", "--secret_key", "--region", "--host"},
 	"rclone": {
 		"--config", "--exclude", "--include", "--filter", "--transfers", "--checkers", "--log-file",
 		"--log-level", "--bwlimit", "--exclude-from", "--include-from", "--filter-from", "--max-age",
@@ -452,6 +454,13 @@ _bucket_write("az", ops) := [concat(" ", ["storage", ops[i + 1], ops[i + 2]]), "
 	op == "storage"
 	ops[i + 1] in {"blob", "file"}
 	ops[i + 2] in {"upload", "upload-batch", "sync"}
+}
+
+# s3cmd put|sync|cp|mv f s3://b/f.
+_bucket_write("s3cmd", ops) := [ops[0], _last(ops)] if {
+	ops[0] in {"put", "sync", "cp", "mv"}
+	count(ops) >= 3
+	startswith(_last(ops), "s3://")
 }
 
 # rclone copy dir remote:path: the destination is a configured remote.

@@ -142,6 +142,7 @@ test_cloud_storage_denied if {
 		"az storage blob upload-batch --destination web --source ./public",
 		"rclone sync -P ./site r2:www",
 		"rclone copyto ./a.tar.gz backup:archives/a.tar.gz",
+		"s3cmd put --acl-public site.tar.gz s3://downloads/site.tar.gz",
 	] {
 		denies(bash(c), "dev.ahp-opa.deploy.cloud-storage")
 	}
@@ -158,6 +159,8 @@ test_cloud_storage_lookalikes_allowed if {
 		"rclone copy gdrive:reports ./reports",
 		"rclone copy -n ./site r2:www",
 		"rclone ls r2:www",
+		"s3cmd get s3://downloads/site.tar.gz .",
+		"s3cmd put --dry-run a.txt s3://b/a.txt",
 	] {
 		lookalike_allowed(bash(c), "dev.ahp-opa.deploy.cloud-storage")
 	}
