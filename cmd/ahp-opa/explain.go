@@ -18,6 +18,7 @@ import (
 	"github.com/ahp-opa/ahp-opa/engine"
 	"github.com/ahp-opa/ahp-opa/internal/enrich"
 	"github.com/ahp-opa/ahp-opa/internal/redact"
+	shellpkg "github.com/ahp-opa/ahp-opa/internal/shell"
 	"github.com/ahp-opa/ahp-opa/transport"
 )
 
@@ -239,8 +240,12 @@ func writeEffects(w io.Writer, input ast.Value) {
 		}
 		if n, ok := termAt(e, "command").(ast.Number); ok && cmds != nil {
 			if i, ok := n.Int(); ok && i >= 0 && i < cmds.Len() {
-				if cmd, _ := cmds.Elem(i).Value.(ast.Object); termAt(cmd, "provenance") != nil {
+				cmd, _ := cmds.Elem(i).Value.(ast.Object)
+				if termAt(cmd, "provenance") != nil {
 					line += ", text " + provenanceOf(cmd)
+				}
+				if text(cmd, "via") == shellpkg.ViaVariable {
+					line += ", read after the variable prefix " + variablePrefix(cmds, cmd)
 				}
 			}
 		}
@@ -272,6 +277,22 @@ func followedFrom(cmds *ast.Array, i ast.Value) string {
 		idx, ok = p.Int()
 	}
 	return strings.Join(chain, " → ")
+}
+
+// variablePrefix is the program word of the command a variable-prefix
+// command was read from ($SUDO in $SUDO rm -rf /x).
+func variablePrefix(cmds *ast.Array, cmd ast.Object) string {
+	if p, ok := termAt(cmd, "parent").(ast.Number); ok {
+		if i, ok := p.Int(); ok && i >= 0 && i < cmds.Len() {
+			parent, _ := cmds.Elem(i).Value.(ast.Object)
+			if argv, _ := termAt(parent, "argv").(*ast.Array); argv != nil && argv.Len() > 0 {
+				if s, ok := argv.Elem(0).Value.(ast.String); ok {
+					return string(s)
+				}
+			}
+		}
+	}
+	return "(unknown)"
 }
 
 func termAt(obj ast.Object, key string) ast.Value {

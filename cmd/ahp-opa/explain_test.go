@@ -108,6 +108,8 @@ func TestExplainEffectsFollowed(t *testing.T) {
 	for _, tc := range []struct{ command, want string }{
 		{"make deploy", `publish of package registry by npm (from data row "npm publish", confidence high, approvable, via Makefile#deploy, text read from the repository (Makefile#deploy))`},
 		{"npm publish", `publish of package registry by npm (from data row "npm publish", confidence high, approvable)`},
+		// A command read after a variable prefix says so.
+		{"$MAYBE npm publish", `publish of package registry by npm (from data row "npm publish", confidence high, approvable, read after the variable prefix $MAYBE)`},
 	} {
 		if out := explain(tc.command); !strings.Contains(out, tc.want+"\n") {
 			t.Errorf("%s: explanation lacks %q:\n%s", tc.command, tc.want, out)

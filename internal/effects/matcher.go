@@ -70,17 +70,20 @@ type program struct {
 	valueOpts map[string]bool
 	dryRun    []string
 	tracks    []string
+	plugins   map[string]bool // the program's own subcommands; nil: no plugins
 	local     []Local
 	rows      []*row
 }
 
 type row struct {
 	Row
-	words []string
-	args  func() *regexp.Regexp // nil without Args; compiled on first use
-	env   map[string]func() *regexp.Regexp
-	score int
-	label string // "kubectl delete", for the source
+	words  []string
+	args   func() *regexp.Regexp // nil without Args; compiled on first use
+	also   []func() *regexp.Regexp
+	unless func() *regexp.Regexp
+	env    map[string]func() *regexp.Regexp
+	score  int
+	label  string // "kubectl delete", for the source
 }
 
 // Compile checks a table and builds its matcher.
@@ -105,6 +108,7 @@ func Compile(t *Table) (*Matcher, error) {
 				ValueOptions: append(append([]string(nil), base.ValueOptions...), p.ValueOptions...),
 				DryRun:       append(append([]string(nil), base.DryRun...), p.DryRun...),
 				Tracks:       append(append([]string(nil), base.Tracks...), p.Tracks...),
+				Plugins:      append(append([]string(nil), base.Plugins...), p.Plugins...),
 				Local:        append(append([]Local(nil), p.Local...), base.Local...),
 				Rows:         append(append([]Row(nil), base.Rows...), p.Rows...),
 			}
@@ -115,6 +119,12 @@ func Compile(t *Table) (*Matcher, error) {
 		cp := &program{name: own, launches: entry.Launches, valueOpts: map[string]bool{}, dryRun: entry.DryRun, tracks: entry.Tracks, local: entry.Local}
 		for _, o := range entry.ValueOptions {
 			cp.valueOpts[o] = true
+		}
+		if len(entry.Plugins) > 0 {
+			cp.plugins = make(map[string]bool, len(entry.Plugins))
+			for _, w := range entry.Plugins {
+				cp.plugins[w] = true
+			}
 		}
 		for _, r := range entry.Rows {
 			cp.rows = append(cp.rows, compileRow(own, r))
@@ -155,6 +165,12 @@ func compileRow(prog string, r Row) *row {
 		// the parser regexp.Compile uses, so it cannot fail here.
 		cr.args = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(r.Args) })
 	}
+	for _, expr := range r.AlsoArgs {
+		cr.also = append(cr.also, sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) }))
+	}
+	if r.Unless != "" {
+		cr.unless = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(r.Unless) })
+	}
 	for name, expr := range r.Env {
 		if cr.env == nil {
 			cr.env = make(map[string]func() *regexp.Regexp, len(r.Env))
@@ -169,7 +185,7 @@ func compileRow(prog string, r Row) *row {
 			cr.score--
 		}
 	}
-	if len(r.Options) > 0 || r.Args != "" {
+	if len(r.Options) > 0 || r.Args != "" || len(r.AlsoArgs) > 0 {
 		cr.score++
 	}
 	if len(r.Env) > 0 {
@@ -211,7 +227,22 @@ func (m *Matcher) Command(c *shell.Command, i int, ws Workspace, out []Effect) [
 				continue
 			}
 		}
-		return m.dataEffects(p, name, args, c, i, ws, out)
+		n := len(out)
+		out = m.dataEffects(p, name, args, c, i, ws, out)
+		if len(out) > n || p.plugins == nil {
+			return out
+		}
+		pos := p.positionals(args)
+		if len(pos) == 0 || p.plugins[args[pos[0]]] || strings.HasPrefix(args[pos[0]], "$") {
+			return out
+		}
+		// cargo dist …: the plugin program cargo-dist, by its own entry
+		// or by its words.
+		plugin, rest := name+"-"+strings.ToLower(args[pos[0]]), args[pos[0]+1:]
+		if q := m.programs[plugin]; q != nil {
+			return m.dataEffects(q, plugin, rest, c, i, ws, out)
+		}
+		return m.verbEffects(plugin, rest, c, i, out)
 	}
 	return out
 }
@@ -497,16 +528,25 @@ func (r *row) matches(words, args []string, env []shell.Assign) bool {
 	if r.env != nil && !r.envMatches(env) {
 		return false
 	}
-	if r.args != nil {
-		re := r.args()
-		for _, a := range args {
-			if re.MatchString(a) {
-				return true
-			}
-		}
+	if r.unless != nil && anyMatches(r.unless(), args) {
 		return false
 	}
-	return true
+	for _, re := range r.also {
+		if !anyMatches(re(), args) {
+			return false
+		}
+	}
+	return r.args == nil || anyMatches(r.args(), args)
+}
+
+// anyMatches reports whether one of args matches re.
+func anyMatches(re *regexp.Regexp, args []string) bool {
+	for _, a := range args {
+		if re.MatchString(a) {
+			return true
+		}
+	}
+	return false
 }
 
 // readsStdin reports whether a command's standard input is fed: a file or
@@ -623,6 +663,9 @@ func (l *Local) judge(v string, ws Workspace) bool {
 	if l.Loopback && OnMachine(v) {
 		return true
 	}
+	if l.Reserved && ReservedHost(HostOf(v)) {
+		return true
+	}
 	// A URL is never a workspace path, though it reads as a relative one
 	// (https://api.nuget.org/… would be ./https:/api.nuget.org/…).
 	if l.Path && !pathShaped(v) {
@@ -704,6 +747,18 @@ func OnMachine(v string) bool {
 // judged by it.
 var onMachineURL = regexp.MustCompile(`^file:[/.~]|^jdbc:(h2:(mem:|file:|\.|/|~)|hsqldb:(mem:|file:|res:)|derby:([^/]|/[^/])|sqlite:)|^sqlite3?(\+[a-z0-9]+)?:(//|:memory:|[^/]*/|.*\.(db|sqlite3?)$)`)
 
+// ReservedHost reports whether a host is under a name reserved for tests,
+// examples or the local network (RFC 6761, 6762): api.test,
+// printer.local. No public service answers there.
+func ReservedHost(host string) bool {
+	for _, tld := range []string{".test", ".example", ".invalid", ".local"} {
+		if strings.HasSuffix(host, tld) {
+			return true
+		}
+	}
+	return false
+}
+
 // Loopback reports whether a host never leaves the machine.
 func Loopback(host string) bool {
 	switch host {
@@ -721,6 +776,10 @@ var readWords = map[string]bool{
 	"log": true, "help": true, "inspect": true, "search": true, "notes": true, "preview": true,
 	"check": true, "validate": true, "lint": true, "test": true, "watch": true, "explain": true,
 }
+
+// compoundWord matches a subcommand made of several words (build-promote,
+// create_github_release, dist-tag, publishAll), not a path or a file name.
+var compoundWord = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9]*([-_:]?[A-Z]?[A-Za-z0-9]+)*$`)
 
 // verbEffects lets the subcommand words of a CLI the table does not know
 // speak: the first or second operand, when it is a plain word, or a sure
@@ -754,7 +813,12 @@ func (m *Matcher) verbEffects(name string, args []string, c *shell.Command, i in
 		}
 		lw := strings.ToLower(w)
 		v, ok := m.verbs[lw]
-		if !ok || lw != w && strings.ToUpper(w) == w {
+		if !ok && compoundWord.MatchString(w) {
+			// build-promote, create_github_release: the words of a
+			// compound subcommand speak as a tool name's do.
+			lw, v, ok = m.nameVerb(nameWords(w))
+		}
+		if !ok || strings.ToLower(w) != w && strings.ToUpper(w) == w {
 			continue // ALLCAPS words are text, not subcommands
 		}
 		if k+1 < len(words) && readWords[strings.ToLower(words[k+1])] {

@@ -124,7 +124,7 @@ func TestBuiltinTable(t *testing.T) {
 		{"npm exec -- eslint .", ""},
 		{"npx eas-cli submit -p ios", "publish eas-cli high"},
 		{"npx firebase-tools deploy --only hosting", "publish firebase-tools high"},
-		{"pnpm dlx pkg-pr-new@0.0 publish ./packages/a", "publish pkg-pr-new low"},
+		{"pnpm dlx pkg-pr-new@0.0 publish ./packages/a", "publish pkg-pr-new high"},
 		{"./gradlew publishToMavenLocal", ""},
 		{"./gradlew clean publish", "publish gradlew high"},
 		{"mvn -B clean deploy -P release", "publish mvn high"},
@@ -164,6 +164,44 @@ func TestBuiltinTable(t *testing.T) {
 		// unknown CLIs: verbs speak, look-alikes do not
 		{"acmectl deploy --env production", "publish acmectl medium"},
 		{"acmectl release list", ""},
+		// cargo's plugins (cargo-X) speak by their own words
+		{"cargo ci homebrew publish --formula x.rb", "publish cargo-ci medium"},
+		{"cargo xtask deploy --env prod", "publish cargo-xtask medium"},
+		{"cargo test release", ""},
+		{"cargo nextest run --release", ""},
+		{"cargo semver-checks check-release", ""},
+		// an HTTP write that carries credentials changes a remote API
+		{`curl -X POST -H "Authorization: token $T" https://api.vendor.example.com/v1/releases -d @r.json`, "remote.change curl medium"},
+		{`curl -T pkg.tgz -u "$U:$P" https://repo.corp.example.com/pkgs/`, "remote.change curl medium"},
+		{`curl --json '{"a":1}' -H "X-Api-Key: $K" https://hooks.vendor.io/in`, "remote.change curl medium"},
+		{`curl -XPATCH -H "PRIVATE-TOKEN: $T" https://gitlab.example.com/api/v4/projects/1`, "remote.change curl medium"},
+		{`curl -X POST -H "Authorization: Bearer $T" http://localhost:3000/api`, "remote.change curl medium local"},
+		{`curl -X PUT -H "Authorization: Bearer $T" https://api.svc.test/v1`, "remote.change curl medium local"},
+		// a short literal is a documentation example, not a credential
+		{`curl -X PUT -H "X-API-Token: 123" -d name=x https://echo.vendor.io/put`, ""},
+		{`http PUT echo.vendor.io/put X-API-Token:123 name=x`, ""},
+		{`curl -H "Authorization: Bearer $T" https://api.vendor.io/v1/me`, ""},
+		{`curl -G -d q=x -H "Authorization: Bearer $T" https://api.vendor.io/search`, ""},
+		{`curl -X POST -H "Content-Type: application/json" -d '{}' https://httpbin.org/post`, ""},
+		{`http -a "$U:$P" POST https://api.vendor.example.com/v1/notes text=hi`, "remote.change http medium"},
+		{`xh PATCH https://api.vendor.io/v1/apps/1 "Authorization:Bearer $T" public:=true`, "remote.change xh medium"},
+		{`http POST https://httpbin.org/post a=1`, ""},
+		{`http GET https://api.vendor.io/v1/me "Authorization:Bearer $T"`, ""},
+		{`curl -X POST -H "Authorization: token $T" -d '{"body":"ok"}' https://api.github.com/repos/a/b/issues/1/comments`, ""},
+		// push and upload mean it, as delete does, on a published thing's
+		// noun or past a confirmation
+		{"vendorcli artifacts upload ./dist", "publish vendorcli medium"},
+		{"vendorcli image push reg.vendor.io/app:2", "publish vendorcli medium"},
+		{"vendorcli push --yes", "publish vendorcli medium"},
+		{"vendorcli push", "publish vendorcli low"},
+		{"vendorcli upload notes.txt", "publish vendorcli low"},
+		// compound subcommands speak by their words
+		{"vendorcli art build-promote 1.2 libs-stable", "publish vendorcli medium"},
+		{"acmectl create_store_release v2", "publish acmectl medium"},
+		{"acmectl lib-release", "publish acmectl low"},
+		{"acmectl release-notes v2", ""},
+		{"acmectl lint scripts/deploy.sh", ""},
+		{"pn dist-tag rm @acme/ui beta", "publish pn high"},
 		{"acmectl cluster destroy prod", "store.destroy acmectl medium"},
 		{"acmectl deploy --help", ""},
 		// a template of metadata only reads no secret value
@@ -255,6 +293,8 @@ func TestTableErrors(t *testing.T) {
 		"dangling alias":  `{"programs": {"x": {"alias": "y"}}}`,
 		"bad env regexp":  `{"programs": {"x": {"rows": [{"path": "", "effect": "publish", "env": {"X_ENV": "("}}]}}}`,
 		"unknown operand": `{"programs": {"x": {"rows": [{"path": "", "effect": "publish", "operands": "all"}]}}}`,
+		"bad also_args":   `{"programs": {"x": {"rows": [{"path": "", "effect": "publish", "also_args": ["("]}]}}}`,
+		"bad unless":      `{"programs": {"x": {"rows": [{"path": "", "effect": "publish", "unless": "[a"}]}}}`,
 	} {
 		t.Run(name, func(t *testing.T) {
 			tab, err := Parse([]byte(doc))

@@ -89,6 +89,11 @@ type Program struct {
 	ValueOptions []string `json:"value_options,omitempty"`
 	// DryRun options make every effect a rehearsal (--dry-run, --dry-run=client).
 	DryRun []string `json:"dry_run,omitempty"`
+	// Plugins, when set, are the program's own subcommands: any other
+	// first word W runs the plugin program NAME-W (cargo dist runs
+	// cargo-dist), judged by its own entry or, without one, by its
+	// words as an unknown CLI's (cargo ci homebrew publish).
+	Plugins []string `json:"plugins,omitempty"`
 	// Tracks are words that only choose a release track of the same
 	// commands (gcloud beta run deploy): left out when rows are matched.
 	Tracks []string `json:"tracks,omitempty"`
@@ -113,6 +118,13 @@ type Row struct {
 	// call says of its environment names its target as surely as an
 	// option does.
 	Env map[string]string `json:"env,omitempty"`
+	// AlsoArgs, when set, are regular expressions that must each match
+	// one argument too: a write (POST) that carries credentials
+	// (Authorization: …) needs both.
+	AlsoArgs []string `json:"also_args,omitempty"`
+	// Unless, when set, is a regular expression no argument may match
+	// (-G or -X GET turn curl's --data into a query).
+	Unless string `json:"unless,omitempty"`
 	// Stdin, when set, requires the command to read a script on its
 	// standard input: a file or here-document redirected in, or another
 	// command's output (mysql -h db.example.com app < dump.sql).
@@ -148,6 +160,10 @@ type Local struct {
 	Match []string `json:"match,omitempty"`
 	// Loopback: a value is local when the host it names is loopback.
 	Loopback bool `json:"loopback,omitempty"`
+	// Reserved: a value is local when the host it names is under a name
+	// reserved for tests and the local network (.test, .example,
+	// .invalid, .local), which no public service answers.
+	Reserved bool `json:"reserved,omitempty"`
 	// Workspace: a value is local when it names a path in the workspace.
 	Workspace bool `json:"workspace,omitempty"`
 	// Path: only a value written as a path (./feed, a/b, /srv/feed) is
@@ -235,6 +251,7 @@ func (t *Table) Merge(more *Table) *Table {
 		p.ValueOptions = slices.Concat(p.ValueOptions, v.ValueOptions)
 		p.DryRun = slices.Concat(p.DryRun, v.DryRun)
 		p.Tracks = slices.Concat(p.Tracks, v.Tracks)
+		p.Plugins = slices.Concat(p.Plugins, v.Plugins)
 		p.Local = slices.Concat(p.Local, v.Local)
 		p.Rows = slices.Concat(p.Rows, v.Rows)
 		out.Programs[k] = p
@@ -269,10 +286,13 @@ func (t *Table) check() error {
 			case r.Operands != "" && r.Operands != "outside":
 				return fmt.Errorf("%w: %s row %d: operands %q: want outside", ErrTable, where, i, r.Operands)
 			}
-			if r.Args != "" {
-				// The parser regexp.Compile runs, and all that can fail
-				// in it; the matcher compiles the row when first used.
-				if _, err := syntax.Parse(r.Args, syntax.Perl); err != nil {
+			// The parser regexp.Compile runs, and all that can fail in
+			// it; the matcher compiles the row when first used.
+			for _, expr := range append([]string{r.Args, r.Unless}, r.AlsoArgs...) {
+				if expr == "" {
+					continue
+				}
+				if _, err := syntax.Parse(expr, syntax.Perl); err != nil {
 					return fmt.Errorf("%w: %s row %d: args: %w", ErrTable, where, i, err)
 				}
 			}
@@ -324,8 +344,8 @@ func checkLocal(where string, ls []Local) error {
 			return fmt.Errorf("%w: %s local rule %d: operand %q: want first or last", ErrTable, where, i, l.Operand)
 		case len(l.Options)+len(l.Env)+len(l.Absent) == 0 && l.Operand == "":
 			return fmt.Errorf("%w: %s local rule %d: names no option, env, operand or absent option to read", ErrTable, where, i)
-		case len(l.Absent) == 0 && len(l.Match) == 0 && !l.Loopback && !l.Workspace:
-			return fmt.Errorf("%w: %s local rule %d: needs match, loopback or workspace", ErrTable, where, i)
+		case len(l.Absent) == 0 && len(l.Match) == 0 && !l.Loopback && !l.Reserved && !l.Workspace:
+			return fmt.Errorf("%w: %s local rule %d: needs match, loopback, reserved or workspace", ErrTable, where, i)
 		}
 	}
 	return nil

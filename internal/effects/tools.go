@@ -1,6 +1,7 @@
 package effects
 
 import (
+	"slices"
 	"strings"
 	"unicode"
 )
@@ -27,34 +28,63 @@ func (m *Matcher) ToolVerbs(name string, out []Effect) []Effect {
 		return out
 	}
 	words := nameWords(name)
-	for _, w := range words {
-		if readWords[w] {
-			return out
+	w, v, ok := m.nameVerb(words)
+	if !ok {
+		return out
+	}
+	e := Effect{
+		Effect: v.Effect, Target: cmpOr(v.Target, name), Program: name, Command: -1,
+		Source:     Source{Kind: "tool-verb", Row: name, Verb: w},
+		Confidence: v.Confidence, Approvable: v.Approvable,
+	}
+	if e.Effect == StoreDestroy && e.Confidence == Low {
+		// delete_issue is everyday; delete_database is not: a weak
+		// destroying verb on a store's own noun is a strong one.
+		for _, n := range words {
+			if storeNouns[n] {
+				e.Confidence, e.Target = Medium, n
+				break
+			}
 		}
 	}
+	return append(out, e)
+}
+
+// nameVerb finds the verb the words of a compound name speak
+// (create_github_release, build-promote, deploySite): the first that is
+// one of the table's verbs, none when a word says the name only looks
+// (list_deployments, release-notes). A word that also names a build
+// variant (zstd-release, build-release: the optimised build) speaks
+// only first in the name or after a verb that makes the thing
+// (create_release, cut-release); elsewhere it is recorded at low
+// confidence.
+func (m *Matcher) nameVerb(words []string) (string, Verb, bool) {
 	for _, w := range words {
+		if readWords[w] {
+			return "", Verb{}, false
+		}
+	}
+	for k, w := range words {
 		v, ok := m.verbs[w]
 		if !ok {
 			continue
 		}
-		e := Effect{
-			Effect: v.Effect, Target: cmpOr(v.Target, name), Program: name, Command: -1,
-			Source:     Source{Kind: "tool-verb", Row: name, Verb: w},
-			Confidence: v.Confidence, Approvable: v.Approvable,
+		if variantWords[w] && k > 0 && !slices.ContainsFunc(words[:k], func(x string) bool { return makerWords[x] }) {
+			v.Confidence = Low
 		}
-		if e.Effect == StoreDestroy && e.Confidence == Low {
-			// delete_issue is everyday; delete_database is not: a weak
-			// destroying verb on a store's own noun is a strong one.
-			for _, n := range words {
-				if storeNouns[n] {
-					e.Confidence, e.Target = Medium, n
-					break
-				}
-			}
-		}
-		return append(out, e)
+		return w, v, true
 	}
-	return out
+	return "", Verb{}, false
+}
+
+// variantWords are verbs that also name a build variant.
+var variantWords = map[string]bool{"release": true}
+
+// makerWords are verbs that make, change or send the thing named after
+// them: create_release is a release made, zstd-release a build.
+var makerWords = map[string]bool{
+	"create": true, "cut": true, "do": true, "new": true, "draft": true, "tag": true, "publish": true,
+	"push": true, "upload": true, "update": true, "edit": true, "trigger": true, "start": true, "submit": true,
 }
 
 // storeNouns are the words of a tool's name that name a store of data or

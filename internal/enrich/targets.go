@@ -1,6 +1,7 @@
 package enrich
 
 import (
+	"regexp"
 	"strings"
 
 	"github.com/ahp-opa/ahp-opa/internal/effects"
@@ -29,6 +30,22 @@ func runnerTarget(c *shell.Command) string {
 	switch c.Name {
 	case "make", "gmake", "just", "rake", "task", "go-task", "mage":
 		return first(0)
+	case "mise", "rtx":
+		// mise run TASK, mise r TASK: a task of mise.toml.
+		if len(args) > 1 && (args[0] == "run" || args[0] == "r") {
+			return first(1)
+		}
+	case "fastlane":
+		// fastlane [platform] lane: a lane is a task of the Fastfile.
+		t := first(0)
+		if t == "ios" || t == "android" || t == "mac" {
+			for i, a := range args {
+				if a == t {
+					return first(i + 1)
+				}
+			}
+		}
+		return t
 	case "npm", "pnpm", "yarn", "bun":
 		for i := 0; i < len(args); i++ {
 			switch a := args[i]; {
@@ -37,8 +54,24 @@ func runnerTarget(c *shell.Command) string {
 			case valued[a]:
 				i++
 			case !strings.HasPrefix(a, "-"):
+				if c.Name != "npm" && !packageManagerCommands[a] {
+					return a // pnpm release, yarn deploy: a script run by its name
+				}
 				return "" // another subcommand: the table's rows judge it
 			}
+		}
+	case "node", "deno", "tsx", "ts-node", "python", "python3":
+		// node Makefile.js publishRelease: a task file (ShellJS's make,
+		// Jake, gulp, a make.py) runs the target named after it.
+		for i := 0; i < len(args); i++ {
+			a := args[i]
+			if strings.HasPrefix(a, "-") || c.Name == "deno" && a == "run" {
+				continue
+			}
+			if taskFiles[strings.ToLower(scriptName(a))] {
+				return first(i + 1)
+			}
+			return ""
 		}
 	case "bazel", "bazelisk":
 		if len(args) > 1 && args[0] == "run" {
@@ -46,6 +79,27 @@ func runnerTarget(c *shell.Command) string {
 		}
 	}
 	return ""
+}
+
+// taskFiles are the names of scripts that run the target named after
+// them: Makefile.js, make.py, Jakefile.js, gulpfile.js, Gruntfile.js.
+var taskFiles = map[string]bool{"makefile": true, "make": true, "jakefile": true, "gulpfile": true, "gruntfile": true, "tasks": true}
+
+// packageManagerCommands are the built-in commands of pnpm, yarn and bun;
+// any other first word runs the package script of that name.
+var packageManagerCommands = map[string]bool{
+	"add": true, "audit": true, "bin": true, "build": true, "cache": true, "config": true, "create": true,
+	"dedupe": true, "deploy": true, "dlx": true, "doctor": true, "env": true, "exec": true, "fetch": true,
+	"help": true, "i": true, "import": true, "info": true, "init": true, "install": true, "install-test": true,
+	"licenses": true, "link": true, "list": true, "login": true, "logout": true, "ls": true, "npm": true,
+	"outdated": true, "pack": true, "patch": true, "patch-commit": true, "pm": true, "plugin": true,
+	"prune": true, "publish": true, "rebuild": true, "remove": true, "rm": true, "root": true, "run": true,
+	"set": true, "setup": true, "start": true, "store": true, "t": true, "test": true, "un": true,
+	"uninstall": true, "unlink": true, "up": true, "update": true, "upgrade": true, "upgrade-interactive": true,
+	"version": true, "versions": true, "view": true, "why": true, "workspace": true, "workspaces": true,
+	"x": true, "dist-tag": true, "owner": true, "access": true, "team": true, "token": true, "search": true,
+	"changeset": true, "tag": true, "check": true, "global": true, "generate-lock-entry": true, "policies": true,
+	"autoclean": true, "recursive": true, "-r": true, "self-update": true, "repl": true,
 }
 
 var shellNames = map[string]bool{"sh": true, "bash": true, "zsh": true, "dash": true, "ksh": true}
@@ -80,17 +134,22 @@ func scriptTarget(c *shell.Command) string {
 }
 
 // leadingWord is the first word of a script's name, past a leading
-// number (04_post_publish is post).
+// number (04_post_publish is post) and before a change of case
+// (publishCI is publish).
 func leadingWord(name string) string {
-	for _, w := range strings.FieldsFunc(strings.ToLower(name), func(r rune) bool {
+	for _, w := range strings.FieldsFunc(camelSplit.ReplaceAllString(name, "${1} ${2}"), func(r rune) bool {
 		return r == '-' || r == '_' || r == '.' || r == ' '
 	}) {
+		w = strings.ToLower(w)
 		if strings.Trim(w, "0123456789") != "" {
 			return w
 		}
 	}
 	return ""
 }
+
+// camelSplit finds where a lower-case letter meets an upper-case one.
+var camelSplit = regexp.MustCompile(`([a-z0-9])([A-Z])`)
 
 // scriptName is the name a script file goes by: its base name without
 // the extension, "" for a name that holds no word (./x, a dynamic one).
@@ -112,6 +171,31 @@ func systemProgram(p string) bool {
 		if strings.HasPrefix(p, dir) {
 			return true
 		}
+	}
+	return false
+}
+
+// runnerDryRuns are, per runner, the options that print what a target
+// would run without running it.
+var runnerDryRuns = map[string]map[string]bool{
+	"make":  makeDryRuns,
+	"gmake": makeDryRuns,
+	"bmake": makeDryRuns,
+	"rake":  {"-n": true, "--dry-run": true},
+	"just":  {"-n": true, "--dry-run": true},
+	"task":  {"-n": true, "--dry": true},
+}
+
+var makeDryRuns = map[string]bool{"-n": true, "--just-print": true, "--dry-run": true, "--recon": true}
+
+// fileTarget reports whether a make target names a file the rule builds
+// (libzstd.a-release, dist/app.tar.gz) rather than an act: a file's name
+// has a dot past its first character, a task's (deploy, release:minor)
+// has none.
+func fileTarget(runner, target string) bool {
+	switch runner {
+	case "make", "gmake", "bmake":
+		return strings.IndexByte(target, '.') > 0
 	}
 	return false
 }
@@ -154,7 +238,7 @@ func targetVerbs(m *effects.Matcher, c *shell.Command, i int, resolved bool, out
 
 // nameVerbs appends what the name of a runner's target or a script says.
 func nameVerbs(m *effects.Matcher, c *shell.Command, i int, resolved bool, out []effects.Effect) []effects.Effect {
-	target := ""
+	target, script := "", false
 	if !resolved {
 		target = runnerTarget(c)
 	}
@@ -166,15 +250,18 @@ func nameVerbs(m *effects.Matcher, c *shell.Command, i int, resolved bool, out [
 		// upload_asset.sh, but not pre-publish-checks.mjs or
 		// lock-pre-release-versions.mjs.
 		if name := scriptTarget(c); len(m.ToolVerbs(leadingWord(name), nil)) > 0 {
-			target = name // its other words may still say it reads or is not real
+			target, script = name, true // its other words may still say it reads or is not real
 		}
 	}
-	if target == "" {
+	if target == "" || fileTarget(c.Name, target) {
 		return out
 	}
 	for _, a := range c.Args() {
 		if a == "--help" || a == "-h" {
 			return out // prints its usage, as an unknown CLI's verbs would not speak then
+		}
+		if !script && runnerDryRuns[c.Name][a] {
+			return out // make -n deploy prints the recipe and runs none of it
 		}
 		if strings.HasPrefix(a, "--") && notReal[strings.TrimPrefix(a, "--")] {
 			return out // script/release --local, ./deploy.sh --dry-run
@@ -190,6 +277,14 @@ func nameVerbs(m *effects.Matcher, c *shell.Command, i int, resolved bool, out [
 	n := len(out)
 	out = m.ToolVerbs(target, out)
 	for k := n; k < len(out); k++ {
+		if v := out[k].Source.Verb; (v == "upload" || v == "push" && !script) && out[k].Confidence == effects.Low {
+			// An unknown CLI's push may be anything; a project's own
+			// task named push or upload (rake push, make upload) or
+			// upload script (upload_asset.sh) sends what the project
+			// built: gems, images, release assets. A script named push
+			// may as well wrap git push.
+			out[k].Confidence = effects.Medium
+		}
 		out[k].Program, out[k].Command = c.Name, i
 		out[k].Source = effects.Source{Kind: "target-verb", Row: c.Name + " " + target, Verb: out[k].Source.Verb}
 	}

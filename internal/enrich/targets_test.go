@@ -28,6 +28,12 @@ func TestTargetVerbsOnlyWhenUnread(t *testing.T) {
 	if got := sources(ahpOf(t, shellEvent("make -f other.mk deploy", dir))); len(got) != 1 || got[0] != "target-verb" {
 		t.Errorf("make deploy from a file that is not there: effects from %v, want one target-verb", got)
 	}
+	// A target named like a file is a build product, whatever its words.
+	for _, c := range []string{"make -f other.mk libfoo.so-release", "make -f other.mk dist/app-1.2.tar.gz"} {
+		if got := sources(ahpOf(t, shellEvent(c, dir))); len(got) != 0 {
+			t.Errorf("%s: effects from %v, want none", c, got)
+		}
+	}
 }
 
 // TestScriptNamesSpeak: a script file's name speaks when it starts with
@@ -57,6 +63,8 @@ func TestScriptNamesSpeak(t *testing.T) {
 		"python scripts/release.py --version 2":        true, // read, and still named
 		"bash .github/workflows/upload_asset.sh x":     true,
 		"node ./tools/release/04_deploy.ts":            true,
+		"tsx scripts/publishCI.ts":                     true,
+		"node scripts/checkPublish.mjs":                false,
 		"./scripts/release-notes.sh v1 v2":             false,
 		"node ./scripts/pre-publish-optimizations.mjs": false,
 		"python ./scripts/deploy_docs_status.py":       false,
@@ -150,6 +158,52 @@ func TestOverHome(t *testing.T) {
 	} {
 		if got := lays(command); got != want {
 			t.Errorf("%s: lays files over the home %v, want %v", command, got, want)
+		}
+	}
+}
+
+// TestRunnerTargetsByName: a package manager's first word that is none of
+// its commands runs the script of that name (pnpm release), a fastlane
+// lane is a task, and a project's own push or upload task sends what it
+// built; the package managers' own commands and build scripts stay quiet.
+func TestRunnerTargetsByName(t *testing.T) {
+	dir := t.TempDir()
+	confidence := func(command string) string {
+		effs, _ := ahpOf(t, shellEvent(command, dir))["effects"].([]any)
+		for _, e := range effs {
+			if src := e.(map[string]any)["source"].(map[string]any); src["kind"] == "target-verb" {
+				return e.(map[string]any)["confidence"].(string)
+			}
+		}
+		return ""
+	}
+	for command, want := range map[string]string{
+		"pnpm release --publishOnly":       "medium",
+		"yarn deploy:prod":                 "medium",
+		"bun publish-all":                  "medium",
+		"fastlane android promote_to_beta": "medium",
+		"fastlane cut_release":             "medium",
+		"rake push":                        "medium",
+		"make upload":                      "medium",
+		"./scripts/upload-assets.sh v1":    "medium",
+		"./scripts/push.sh":                "low",
+		"node Makefile.js publishRelease":  "medium",
+		"python3 make.py upload":           "medium",
+		"node Makefile.js lint":            "",
+		"node scripts/build.js publish":    "",
+		"mise run release":                 "medium",
+		"pnpm build":                       "",
+		"yarn install --frozen-lockfile":   "",
+		"pnpm deploy --filter api out/":    "",
+		"yarn release:notes":               "",
+		"fastlane ios test":                "",
+		"make zstd-release":                "low",
+		"make -n deploy":                   "",
+		"rake --dry-run release":           "",
+		"just -n publish":                  "",
+	} {
+		if got := confidence(command); got != want {
+			t.Errorf("%s: target verb confidence %q, want %q", command, got, want)
 		}
 	}
 }

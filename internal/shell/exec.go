@@ -227,6 +227,10 @@ func (a *analyzer) exec(idx int, words []field, env []Assign, redirs []Redirect,
 		if f, ok := lookedUp(words[0]); ok {
 			words = append([]field{f}, words[1:]...)
 		}
+		if f, ok := toolVariable(words[0]); ok {
+			words = append([]field{f}, words[1:]...)
+		}
+		a.variablePrefix(idx, words, sc)
 		name := Normalize(words[0].text)
 		w, ok := wrappers[name]
 		if !ok {

@@ -39,8 +39,9 @@ func TestConstructs(t *testing.T) {
 		// Make's variables in a recipe copied to the shell are values,
 		// not programs named SUDO; lower-case and argument-taking
 		// substitutions still run.
-		{"$(SUDO) $(DOCKER) build .", []string{"${sudo}: ${SUDO} ${DOCKER} build ."}},
-		{"$(GO_BIN2) test", []string{"${go_bin2}: ${GO_BIN2} test"}},
+		// An unknown variable prefix: what follows is read as if it were empty.
+		{"$(SUDO) $(DOCKER) build .", []string{"${sudo}: ${SUDO} ${DOCKER} build .", "docker: docker build . <variable-prefix>"}},
+		{"$(GO_BIN2) test", []string{"${go_bin2}: ${GO_BIN2} test", "test: test <variable-prefix>"}},
 		{"$(whoami) x", []string{"$(whoami): $(whoami) x", "whoami: whoami <command-substitution>"}},
 		{"$(SUDO -n) ls", []string{"$(sudo -n): $(SUDO -n) ls", "sudo: SUDO -n <command-substitution>"}},
 		{"case $x in a) b;; *) c;; esac", []string{"b: b", "c: c"}},

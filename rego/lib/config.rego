@@ -66,8 +66,15 @@ protected_branches := [b | some b in raw.protected_branches; is_string(b)] if is
 # protected_branch holds for a branch name force pushes may not rewrite.
 protected_branch(name) if {
 	some pattern in protected_branches
-	glob.match(pattern, ["/"], name)
+	_branch_match(pattern, name)
 }
+
+# A lone * is every branch, as the default promises: as a glob with / as
+# the separator it would leave release-pr/1.2 and feature/x unprotected.
+# Other patterns keep their glob meaning (release/* is one level).
+_branch_match("*", _)
+
+_branch_match(pattern, name) if glob.match(pattern, ["/"], name)
 
 # Branches a plain push (without force) may not update when the user has
 # not listed protected_branches: a push to a feature branch is everyday
@@ -81,7 +88,7 @@ push_protected_branches := default_push_protected if not is_array(object.get(raw
 # push_protected_branch holds for a branch a plain push may not update.
 push_protected_branch(name) if {
 	some pattern in push_protected_branches
-	glob.match(pattern, ["/"], name)
+	_branch_match(pattern, name)
 }
 
 exception_paths contains _expand(p) if {

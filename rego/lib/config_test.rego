@@ -7,6 +7,8 @@ test_defaults if {
 	count(config.disabled) == 0
 	not config.mcp_allowlist_set
 	config.protected_branch("anything")
+	config.protected_branch("release-pr/1.2")
+	config.protected_branch("feature/deep/x")
 }
 
 test_settings if {

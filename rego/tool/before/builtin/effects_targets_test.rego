@@ -63,11 +63,13 @@ test_effect_site_and_store_uploads if {
 		"fastlane supply --track production --aab app.aab",
 		"fastlane ios release",
 		"xcrun altool --upload-app -f build/App.ipa -t ios",
-		"az storage blob upload-batch -d '$web' -s ./build --account-name site",
 		"gcloud deployment-manager deployments update prod --config prod.yaml",
 	] {
 		denies(bash(c), "dev.ahp-opa.effect.publish")
 	}
+
+	# Any blob upload is the cloud-storage rule's, which covers the effect.
+	denied_only(bash("az storage blob upload-batch -d '$web' -s ./build --account-name site"), "dev.ahp-opa.deploy.cloud-storage")
 	every c in [
 		"hugo --gc --minify",
 		"hugo deploy --target production --dryRun",
@@ -76,7 +78,7 @@ test_effect_site_and_store_uploads if {
 		"snapcraft --use-lxd",
 		"fastlane test",
 		"xcrun simctl list devices",
-		"az storage blob upload-batch -d artifacts -s ./build --account-name ci",
+		"az storage blob download-batch -d ./build -s artifacts --account-name ci",
 		"gcloud deployment-manager deployments describe prod",
 	] {
 		lookalike_allowed(bash(c), "dev.ahp-opa.effect.publish")

@@ -399,3 +399,26 @@ test_effect_security_weaken_logs_and_signing if {
 	allowed(bash("journalctl -u nginx --since today -n 50"))
 	allowed(bash("git config --get commit.gpgsign"))
 }
+
+# A write to a remote API that carries credentials, whatever the vendor.
+test_effect_authenticated_api_write_denied if {
+	every c in [
+		`curl -X POST -H "Consumer-Key: $KEY" -H "Consumer-Token: $TOK" -d '{"v":"1.2"}' https://vendors.acme-sdk.io/announce`,
+		`curl --fail -X PATCH -H "Authorization: token $FORGE_TOKEN" https://api.forge.example.org/repos/a/b/releases/3 -d '{"draft":false}'`,
+	] {
+		# A token variable the exfiltration rules know covers the effect rule.
+		not allowed(bash(c))
+	}
+	denied_only(bash(`curl -X PATCH -H "X-Api-Key: $K" -d '{"public":true}' https://api.vendor.io/v1/apps/7`), "dev.ahp-opa.effect.remote-change")
+}
+
+test_effect_authenticated_api_write_lookalikes_allowed if {
+	every c in [
+		"curl -H 'Accept: application/vnd.github+json' https://api.github.com/repos/a/b/releases/latest",
+		`curl -X POST -H "Authorization: Bearer dev" http://127.0.0.1:8080/api/items -d '{}'`,
+		`curl -X PUT -H "X-Api-Key: dev" https://api.shop.test/v1/items/1 -d '{}'`,
+		`curl -X POST -H 'Content-Type: application/json' -d '{"q":1}' https://echo.example.net/post`,
+	] {
+		lookalike_allowed(bash(c), "dev.ahp-opa.effect.remote-change")
+	}
+}

@@ -13,6 +13,9 @@ test_force_push_denied if {
 		"git push origin +HEAD:refs/heads/main",
 		"git push --force-with-lease origin +main",
 		"git push --mirror backup",
+		# Branch names with a slash are branches too: the default * covers them.
+		"git push --force origin feature/login-form",
+		`git push -f "https://bot:${TOKEN}@git.example.org/team/app.git" "bump/$NEXT"`,
 	] {
 		denied_only(bash(c), "dev.ahp-opa.git.force-push")
 	}
@@ -44,7 +47,6 @@ test_force_push_lookalikes_allowed if {
 		"git push --force-with-lease=feature:abc123 origin feature",
 		"git push --force-with-lease --force-if-includes origin feature",
 		"git push -u origin feature-f",
-		"git push --follow-tags origin feature",
 		"git fetch -f origin",
 		"git checkout -f main",
 		"git add -f dist/ && git push origin feature",
@@ -54,6 +56,9 @@ test_force_push_lookalikes_allowed if {
 	] {
 		lookalike_allowed(bash(c), "dev.ahp-opa.git.force-push")
 	}
+
+	# --follow-tags pushes tags, the push-protected rule's, and forces nothing.
+	denied_only(bash("git push --follow-tags origin feature"), "dev.ahp-opa.git.push-protected")
 
 	# Plain pushes to main are the push-protected rule's.
 	not denies(bash("git push --force-with-lease=main:abc123 origin main"), "dev.ahp-opa.git.force-push")

@@ -16,8 +16,11 @@ import input.ahp.shell.programs
 #   (git push origin v1.2.3), refs/tags/… or `tag NAME`. The protected
 #   branches are the library's protected_branches when set; otherwise
 #   main, master, trunk, develop, production, prod, stable, gh-pages and
-#   release/*. A push whose branch cannot be told (git push, HEAD) and
-#   dry runs are allowed; forced pushes are the force-push rule's.
+#   release/*. A ref that is one variable counts by its name ("$VERSION",
+#   v${NEW_VERSION}, $RELEASE_TAG, ${DEFAULT_BRANCH}), as does a tag a
+#   git tag in the same line created, and --follow-tags. A push whose
+#   branch cannot be told (git push, HEAD, "$BRANCH") and dry runs are
+#   allowed; forced pushes are the force-push rule's.
 # custom:
 #   severity: high
 #   code: dev.ahp-opa.git.push-protected
@@ -69,7 +72,7 @@ _push_refspecs(a) := array.slice(_push_operands(a), 1, 1000)
 
 _push_protected_targets(a) := {o |
 	some o in args.options(a)
-	o in {"--tags", "--all", "--branches"}
+	o in {"--tags", "--follow-tags", "--all", "--branches"}
 } | {t |
 	refspecs := _push_refspecs(a)
 	some i, r in refspecs
@@ -101,6 +104,54 @@ _release_ref(t) if regex.match(`^v?[0-9]+(\.[0-9]+)+([-+.][0-9A-Za-z.-]+)?$`, t)
 _release_ref(t) if {
 	not startswith(t, "refs/tags/")
 	config.push_protected_branch(trim_prefix(t, "refs/heads/"))
+}
+
+# A ref that is one variable, the value CI fills in: its name says what it
+# holds. git push origin "$VERSION", v${NEW_VERSION}, ${RELEASE_TAG} and a
+# loop's $tag push tags; ${DEFAULT_BRANCH} or $RELEASE_BRANCH a protected
+# branch. A bare $BRANCH or $PR_BRANCH may be the agent's own, and stays
+# allowed.
+_release_ref(t) if {
+	words := _ref_variable_words(t)
+	some w in words
+	w in {"tag", "tags", "version", "ver", "release", "semver"}
+}
+
+_release_ref(t) if {
+	words := _ref_variable_words(t)
+	"branch" in words
+	some w in words
+	w in {"main", "master", "default", "base", "trunk", "develop", "prod", "production", "stable", "deploy", "publish", "pages"}
+}
+
+# A ref a git tag in the same command line created: git tag "$NEXT" &&
+# git push origin "$NEXT".
+_release_ref(t) if t in _created_tags
+
+# A ref git itself names as a tag: git push origin "$(git describe --tags)".
+_release_ref(t) if regex.match(`^(refs/tags/)?v?\$\(git (describe|tag)\b`, t)
+
+# _ref_variable_words splits the name of the variable a ref consists of
+# (after refs/tags/, refs/heads/ or a v prefix) into lower-case words:
+# ENV_TAG_BRANCH and envTagBranch are env, tag, branch. $${tag} is a
+# Makefile recipe's $tag.
+_ref_variable_words(t) := words if {
+	[_, name] := regex.find_all_string_submatch_n(`^(?:refs/(?:tags|heads)/)?[vV]?\$\$?\{?([A-Za-z_][A-Za-z0-9_]*)\}?$`, t, 1)[0]
+	words := split(lower(regex.replace(name, `([a-z0-9])([A-Z])`, "${1}_${2}")), "_")
+}
+
+_created_tags contains x if {
+	programs.git
+	some g in _git
+	g.sub == "tag"
+	not _tag_not_created(g.args)
+	some x in args.operands(g.args)
+}
+
+# git tag -d, -l, --list, -v and --contains create nothing.
+_tag_not_created(a) if {
+	some o in args.options(a)
+	o in {"-d", "--delete", "-l", "--list", "-v", "--verify", "--contains", "--no-contains", "--points-at", "--merged", "--no-merged"}
 }
 
 # METADATA
@@ -266,8 +317,12 @@ _site_deploy("mike", a) := {"deploy --push"} if {
 #   Denies copying, syncing, moving or deleting objects in a bucket:
 #   aws s3 cp|sync|mv|rm whose destination (or, for rm, target) is s3://,
 #   gsutil cp|rsync|mv|rm to gs://, gcloud storage cp|rsync|mv|rm to gs://,
-#   azcopy copy|sync|remove to a blob URL. Downloads and listings are
-#   allowed.
+#   azcopy copy|sync|remove to a blob URL, az storage blob upload,
+#   upload-batch and sync, s3cmd put|sync to s3://, rclone
+#   copy|copyto|move|moveto|sync to a
+#   remote (name:path). Option values (--cache-control max-age=60,
+#   --metadata '{…}') are not operands. Downloads, listings and dry runs
+#   are allowed.
 # custom:
 #   severity: high
 #   code: dev.ahp-opa.deploy.cloud-storage
@@ -280,19 +335,88 @@ violation contains {
 	"code": "dev.ahp-opa.deploy.cloud-storage",
 	"trigger": concat(" ", [cmd.name, verb, target]),
 } if {
+	some cmd in _storage_commands
+	[verb, target] := _bucket_write(cmd.name, _storage_operands(cmd.name, cmd.args))
+}
+
+# The commands of the storage CLIs, not judged local (a dry run, a local
+# emulator) by the effect model.
+_storage_commands contains cmd if {
 	input.ahp.shell.classes.release
 	some i in input.ahp.shell.classes.release
 	cmd := input.ahp.shell.commands[i]
 	not local.command(i)
 	cmd.name in {"aws", "gsutil", "gcloud", "azcopy"}
-	[verb, target] := _bucket_write(cmd.name, args.operands(cmd.args))
 }
 
-_bucket_write("aws", ops) := [concat(" ", ["s3", ops[i + 1]]), _last(ops)] if {
+# az, rclone and s3cmd are not in the release class: found by name.
+_storage_commands contains cmd if {
+	some name in ["az", "rclone", "s3cmd"]
+	programs[name]
+	some i in programs[name]
+	cmd := input.ahp.shell.commands[i]
+	cmd.name == name
+	not local.command(i)
+	not _storage_rehearsal(name, cmd.args)
+}
+
+_storage_rehearsal(_, a) if {
+	some o in a
+	o in {"--dry-run", "--help", "-h"}
+}
+
+# rclone -n is --dry-run; az -n is --name.
+_storage_rehearsal("rclone", a) if "n" in args.short_flags(a, set())
+
+# _storage_operands are a storage command's operands without the values
+# of its options: aws s3 cp f s3://b/f --cache-control max-age=60 has
+# the operands s3, cp, f and s3://b/f.
+_storage_operands(name, a) := [x |
+	some i, x in a
+	not startswith(x, "-")
+	not _storage_value(name, a, i)
+]
+
+_storage_value(name, a, i) if {
+	i > 0
+	a[i - 1] in _storage_value_options[name]
+}
+
+_storage_value_options := {
+	"aws": {
+		"--acl", "--cache-control", "--content-type", "--content-disposition", "--content-encoding",
+		"--content-language", "--expires", "--metadata", "--metadata-directive", "--storage-class",
+		"--sse", "--sse-kms-key-id", "--sse-c", "--sse-c-key", "--grants", "--website-redirect",
+		"--exclude", "--include", "--region", "--profile", "--endpoint-url", "--source-region",
+		"--page-size", "--expected-size", "--output", "--query", "--color", "--ca-bundle",
+		"--cli-read-timeout", "--cli-connect-timeout", "--checksum-algorithm", "--request-payer",
+	},
+	"gsutil": {"-h", "-o", "-a", "-z", "-j", "-s", "-x", "-p", "-u"},
+	"gcloud": {
+		"--cache-control", "--content-type", "--content-disposition", "--content-encoding",
+		"--content-language", "--custom-metadata", "--predefined-acl", "--storage-class",
+		"--project", "--exclude", "-x", "--account", "--configuration", "--format",
+	},
+	"azcopy": {"--include-pattern", "--exclude-pattern", "--log-level", "--block-blob-tier", "--content-type", "--cache-control"},
+	"az": {
+		"--account-name", "--account-key", "--container-name", "-c", "--name", "-n", "--file", "-f",
+		"--destination", "-d", "--source", "-s", "--pattern", "--subscription", "--auth-mode",
+		"--connection-string", "--sas-token", "--content-type", "--content-cache-control", "--overwrite",
+		"--destination-path", "--output", "-o", "--query", "--resource-group", "-g", "--tier",
+	},
+	"s3cmd": {"--acl-grant", "--add-header", "--mime-type", "--exclude", "--include", "--rexclude", "--rinclude", "--storage-class", "-c", "--config", "--access_key", "--secret_key", "--region", "--host"},
+	"rclone": {
+		"--config", "--exclude", "--include", "--filter", "--transfers", "--checkers", "--log-file",
+		"--log-level", "--bwlimit", "--exclude-from", "--include-from", "--filter-from", "--max-age",
+		"--min-age", "--max-size", "--min-size", "--backup-dir", "--suffix", "--retries", "--timeout",
+	},
+}
+
+_bucket_write("aws", ops) := [concat(" ", ["s3", ops[i + 1]]), ops[i + 3]] if {
 	some i, op in ops
 	op == "s3"
 	ops[i + 1] in {"cp", "sync", "mv"}
-	startswith(_last(ops), "s3://")
+	startswith(ops[i + 3], "s3://")
 }
 
 _bucket_write("aws", ops) := ["s3 rm", ops[i + 2]] if {
@@ -322,6 +446,28 @@ _bucket_write("gcloud", ops) := [concat(" ", ["storage", ops[i + 1]]), _last(ops
 _bucket_write("azcopy", ops) := [ops[0], _last(ops)] if {
 	ops[0] in {"copy", "cp", "sync", "remove", "rm"}
 	regex.match(`^https://[^/]+\.(blob|dfs)\.core\.windows\.net/`, _last(ops))
+}
+
+# az storage blob upload, upload-batch and sync send files to a container.
+_bucket_write("az", ops) := [concat(" ", ["storage", ops[i + 1], ops[i + 2]]), "blob container"] if {
+	some i, op in ops
+	op == "storage"
+	ops[i + 1] in {"blob", "file"}
+	ops[i + 2] in {"upload", "upload-batch", "sync"}
+}
+
+# s3cmd put|sync|cp|mv f s3://b/f.
+_bucket_write("s3cmd", ops) := [ops[0], _last(ops)] if {
+	ops[0] in {"put", "sync", "cp", "mv"}
+	count(ops) >= 3
+	startswith(_last(ops), "s3://")
+}
+
+# rclone copy dir remote:path: the destination is a configured remote.
+_bucket_write("rclone", ops) := [ops[0], _last(ops)] if {
+	ops[0] in {"copy", "copyto", "move", "moveto", "sync"}
+	count(ops) >= 3
+	regex.match(`^[A-Za-z0-9_.-]{2,}:`, _last(ops))
 }
 
 _last(a) := a[count(a) - 1]

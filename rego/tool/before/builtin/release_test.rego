@@ -16,6 +16,15 @@ test_push_protected_denied if {
 		"git push --all origin",
 		"git push origin release/2.1",
 		"git push -o ci.skip origin main",
+		# A ref that is one variable speaks by its name.
+		`git push origin "$NEXT_VERSION"`,
+		"git push upstream v${APP_VER}",
+		"git push origin refs/tags/$releaseTag",
+		`git push origin "${MAIN_BRANCH}"`,
+		# A tag created earlier in the line, and --follow-tags.
+		`git tag "$STAMP" && git push origin "$STAMP"`,
+		"git push --follow-tags",
+		`git push origin "$(git describe --tags --abbrev=0)"`,
 	] {
 		denied_only(bash(c), "dev.ahp-opa.git.push-protected")
 	}
@@ -32,6 +41,10 @@ test_push_protected_lookalikes_allowed if {
 	every c in [
 		"git push origin feature/x",
 		"git push -u origin fix/login",
+		`git push origin "$BRANCH"`,
+		`git push -u origin "$pr_branch"`,
+		`git push origin "chore/bump-$VERSION"`,
+		`git tag -d "$OLD" && git push origin "$OLD"`,
 		"git push",
 		"git push origin HEAD",
 		"git push --dry-run origin main",
@@ -123,13 +136,32 @@ test_cloud_storage_denied if {
 		"gsutil -m cp -r dist gs://site",
 		"gsutil rm gs://bucket/data.json",
 		"gcloud storage cp -r dist gs://site",
+		# Option values after the destination are no operands.
+		`aws s3 cp app.zip "s3://$BUCKET/app.zip" --content-type application/zip --metadata '{"v":"2"}'`,
+		"gsutil -h Cache-Control:no-cache cp index.html gs://www/",
+		"az storage blob upload-batch --destination web --source ./public",
+		"rclone sync -P ./site r2:www",
+		"rclone copyto ./a.tar.gz backup:archives/a.tar.gz",
+		"s3cmd put --acl-public site.tar.gz s3://downloads/site.tar.gz",
 	] {
 		denies(bash(c), "dev.ahp-opa.deploy.cloud-storage")
 	}
 }
 
 test_cloud_storage_lookalikes_allowed if {
-	every c in ["aws s3 ls s3://data/", "aws s3 cp s3://data/fixtures.json ./testdata/", "gsutil ls gs://bucket", "gsutil cp gs://bucket/a.txt .", "aws sts get-caller-identity"] {
+	every c in [
+		"aws s3 ls s3://data/", "aws s3 cp s3://data/fixtures.json ./testdata/", "gsutil ls gs://bucket",
+		"gsutil cp gs://bucket/a.txt .", "aws sts get-caller-identity",
+		"aws s3 cp ./out s3://bucket/out --recursive --dryrun",
+		"aws s3 cp s3://data/a.csv ./a.csv --region eu-west-1",
+		"az storage blob download -c web -n index.html -f ./index.html",
+		"az storage blob list -c web -o table",
+		"rclone copy gdrive:reports ./reports",
+		"rclone copy -n ./site r2:www",
+		"rclone ls r2:www",
+		"s3cmd get s3://downloads/site.tar.gz .",
+		"s3cmd put --dry-run a.txt s3://b/a.txt",
+	] {
 		lookalike_allowed(bash(c), "dev.ahp-opa.deploy.cloud-storage")
 	}
 }
