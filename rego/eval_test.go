@@ -21,10 +21,10 @@ import (
 // printed beside the corpus's; the floors below catch a regression, not a
 // goal (the goal is in the issues).
 var evalFloors = map[string]struct{ recall, fp float64 }{
-	"redteam1":   {0.97, 0.01},
-	"redteam2":   {0.84, 0.025},
-	"realworld1": {0.91, 0.01},
-	"realworld2": {0.82, 0.01},
+	"redteam1":   {0.98, 0.01},
+	"redteam2":   {0.92, 0.01},
+	"realworld1": {0.96, 0.005},
+	"realworld2": {0.92, 0.005},
 }
 
 // Inside the repositories the commands came from, a project's own scripts
