@@ -86,3 +86,29 @@ func TestBareHostURL(t *testing.T) {
 		}
 	}
 }
+
+// TestTarDirectory: tar -C DIR, making an archive, reads the operands
+// after it from DIR and does not read DIR itself; extracting, DIR is
+// where files go and stays a path.
+func TestTarDirectory(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		command string
+		want    []string
+	}{
+		{"tar -cf out.tar README.md -C contrib/ completions/ -C ../ zoxide", []string{"/home/dev/repo/out.tar", "/home/dev/repo/README.md", "/home/dev/repo/contrib/completions", "/home/dev/repo/zoxide"}},
+		{"tar -czf /tmp/h.tgz -C /home/dev .ssh", []string{"/tmp/h.tgz", "/home/dev/.ssh"}},
+		{"tar -xzf a.tgz -C /etc", []string{"/home/dev/repo/a.tgz", "/etc"}},
+	}
+	for _, tt := range tests {
+		ahp := ahpOf(t, testkit.ShellEvent("e", tt.command))
+		cmd := list(ahp["shell"].(map[string]any)["commands"])[0].(map[string]any)
+		var got []string
+		for _, p := range list(cmd["paths"]) {
+			got = append(got, p.(map[string]any)["path"].(string))
+		}
+		if strings.Join(got, " ") != strings.Join(tt.want, " ") {
+			t.Errorf("%s: paths %q, want %q", tt.command, got, tt.want)
+		}
+	}
+}

@@ -696,10 +696,31 @@ func (en *enricher) command(c *shell.Command) *ast.Term {
 		}
 	} else {
 		afterDashes := false
+		// tar -C DIR reads the operands after it from DIR: when it makes
+		// an archive, DIR is a place to start from, not an input.
+		tarC, tarDir := tarCreates(c), ""
+		savedDir := en.dir
+		defer func() { en.dir = savedDir }()
 		for i, arg := range c.Args() {
 			if arg == "--" && !afterDashes {
 				afterDashes = true
 				continue
+			}
+			if tarC && !afterDashes {
+				if arg == "-C" || arg == "--directory" {
+					tarDir = "next"
+					continue
+				}
+				v, isDir := strings.CutPrefix(arg, "--directory=")
+				if tarDir == "next" {
+					v, isDir, tarDir = arg, true, ""
+				}
+				if isDir {
+					if d := en.pc.resolveIn(v, en.dir); isAbs(d.abs) && !d.dynamic {
+						en.dir = d.abs
+					}
+					continue
+				}
 			}
 			if scriptArg(c, i) {
 				continue
@@ -813,6 +834,35 @@ func parseURL(arg string) *url.URL {
 		return nil
 	}
 	return u
+}
+
+// tarCreates reports whether c is a tar that makes an archive (-c,
+// --create), not one that extracts into -C's directory.
+func tarCreates(c *shell.Command) bool {
+	if c.Name != "tar" && c.Name != "gtar" && c.Name != "bsdtar" {
+		return false
+	}
+	args := c.Args()
+	if len(args) == 0 {
+		return false
+	}
+	for _, a := range args {
+		switch {
+		case a == "--create":
+			return true
+		case a == "--extract" || a == "--get" || a == "--append" || a == "--update":
+			return false
+		case strings.HasPrefix(a, "-") && !strings.HasPrefix(a, "--"):
+			if strings.ContainsAny(a, "xtru") {
+				return false
+			}
+			if strings.Contains(a, "c") {
+				return true
+			}
+		}
+	}
+	// Old-style bundled first word: tar czf out.tgz dir.
+	return !strings.HasPrefix(args[0], "-") && strings.Contains(args[0], "c") && !strings.ContainsAny(args[0], "xtru")
 }
 
 // bareHost is an operand a downloader reads as an http URL: an IPv4
