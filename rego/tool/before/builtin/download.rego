@@ -12,22 +12,66 @@ import input.ahp.shell.programs
 #   curl -O URL/setup.sh; bash setup.sh, wget URL && chmod +x x && ./x,
 #   curl … > x.py && python3 x.py, and source of a downloaded file. The
 #   file counts when the shell, interpreter or source runs it as its
-#   script, or it is run directly.
+#   script, or it is run directly, by its path or by its name once saved
+#   in a directory of PATH (curl -o ~/.local/bin/x … && x). A repository
+#   cloned and a script in it run (git clone URL ~/.d && ~/.d/install.sh)
+#   is the same act.
 # custom:
 #   severity: high
 #   code: dev.ahp-opa.exec.download-and-run
 violation contains {
 	"reason": concat(" ", [
-		"Blocked downloading a script and running it in one go; it would run unreviewed.",
-		"Download it, show it to the user, and let them decide whether to run it.",
+		"Blocked fetching a script (a download or a fresh clone) and running it in one go; it would run unreviewed.",
+		"Fetch it, show it to the user, and let them decide whether to run it.",
 	]),
 	"code": "dev.ahp-opa.exec.download-and-run",
-	"trigger": concat(" ", [cmd.argv[0], base]),
+	"trigger": trigger,
 } if {
+	some trigger in _fetched_and_run
+}
+
+_fetched_and_run contains concat(" ", [cmd.argv[0], base]) if {
 	input.ahp.shell.classes.downloader
 	some base in _downloaded
 	some cmd in input.ahp.shell.commands
 	_runs_script(cmd, base)
+}
+
+_fetched_and_run contains concat(" ", ["git clone", dir, "then", cmd.argv[0]]) if {
+	programs.git
+	some dir in _cloned
+	some cmd in input.ahp.shell.commands
+	_runs_from(cmd, dir)
+}
+
+# _cloned holds the last path segment of each directory git clone fills:
+# the one named, or the repository's name.
+_cloned contains regex.replace(trim_right(ops[2], "/"), `^.*/`, "") if {
+	some i in programs.git
+	ops := args.operands(input.ahp.shell.commands[i].args)
+	ops[0] == "clone"
+	count(ops) > 2
+}
+
+_cloned contains regex.replace(regex.replace(trim_right(ops[1], "/"), `^.*[/:]`, ""), `\.git$`, "") if {
+	some i in programs.git
+	ops := args.operands(input.ahp.shell.commands[i].args)
+	ops[0] == "clone"
+	count(ops) == 2
+}
+
+# A script inside the clone, run directly or by a shell or interpreter.
+_runs_from(cmd, dir) if {
+	dir != ""
+	contains(concat("", ["/", cmd.argv[0]]), concat("", ["/", dir, "/"]))
+}
+
+_runs_from(cmd, dir) if {
+	dir != ""
+	cmd.name in (shell.shells | shell.interpreters)
+	not shell._shell_c(cmd.args)
+	op := args.operands(cmd.args)[0]
+	contains(concat("", ["/", op]), concat("", ["/", dir, "/"]))
 }
 
 # _downloaded holds the names of the files downloaders write.
@@ -86,6 +130,16 @@ _runs_script(cmd, base) if {
 	not shell._shell_c(cmd.args)
 	op := args.operands(cmd.args)[0]
 	regex.replace(op, `^.*/`, "") == base
+}
+
+# A file saved in a directory of PATH runs by its name.
+_runs_script(cmd, base) if {
+	not contains(cmd.argv[0], "/")
+	cmd.name == base
+	some i in input.ahp.shell.classes.downloader
+	some p in input.ahp.shell.commands[i].paths
+	p.base == base
+	regex.match(`(^|/)(bin|\.local/bin|sbin)$`, regex.replace(p.path, `/[^/]*$`, ""))
 }
 
 # ./install.sh, /tmp/i.sh: the file itself is the program.
