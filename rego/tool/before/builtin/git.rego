@@ -149,7 +149,8 @@ _push_deletes(a) if "d" in args.short_flags(a, {"o"})
 #   git reset --hard, git clean -f (unless -n, or -X, which removes only
 #   ignored files), git checkout -- . or
 #   git checkout . (the whole tree), git restore of the whole tree (without
-#   only --staged), git stash drop and git stash clear.
+#   only --staged), git switch --discard-changes, git switch -f and git
+#   checkout -f, git stash drop and git stash clear.
 # custom:
 #   severity: high
 #   code: dev.ahp-opa.git.discard-work
@@ -175,6 +176,18 @@ _discards("clean", a) if {
 }
 
 _discards("checkout", a) if _whole_tree(a)
+
+# Switching with local changes thrown away: git switch --discard-changes,
+# git switch -f, git checkout -f BRANCH.
+_discards("switch", a) if "--discard-changes" in args.options(a)
+
+_discards("switch", a) if _forced(a)
+
+_discards("checkout", a) if _forced(a)
+
+_forced(a) if "--force" in args.options(a)
+
+_forced(a) if "f" in args.short_flags(a, {"b", "B", "c", "C"})
 
 _discards("restore", a) if {
 	_whole_tree(a)

@@ -48,7 +48,7 @@ test_force_push_lookalikes_allowed if {
 		"git push --force-with-lease --force-if-includes origin feature",
 		"git push -u origin feature-f",
 		"git fetch -f origin",
-		"git checkout -f main",
+		"git add -f build/out.txt",
 		"git add -f dist/ && git push origin feature",
 		`git commit -m "never git push --force" && git push`,
 		`echo "git push -f"`,
@@ -271,4 +271,13 @@ test_git_reasons_quote_the_evidence if {
 	startswith(e.reason, "denied by git.no-verify: git commit --no-verify. ")
 	some f in denials(bash("HUSKY=0 git commit -m wip"))
 	startswith(f.reason, "denied by git.no-verify: HUSKY=0 git. ")
+}
+
+# Switching branches with local changes thrown away.
+test_discard_work_on_switch if {
+	denies(bash("git switch --discard-changes main"), "dev.ahp-opa.git.discard-work")
+	denies(bash("git checkout -f main"), "dev.ahp-opa.git.discard-work")
+	allowed(bash("git switch -c feature/x"))
+	allowed(bash("git checkout -b fix"))
+	allowed(bash("git switch main"))
 }

@@ -148,7 +148,8 @@ _python_startup_file(base) if base in {"sitecustomize.py", "usercustomize.py"}
 #   fetched by name straight from a repository or URL: go run
 #   module@latest (a pinned release is allowed), pip install git+https://…, uvx/pipx run --from a URL,
 #   cargo install --git, npx -y of a package the project's package.json
-#   does not declare. A human should approve it. Loopback registries
+#   does not declare, git config url.BASE.insteadOf sending a forge's
+#   fetches to another host. A human should approve it. Loopback registries
 #   (localhost, 127.0.0.1, a local Verdaccio) are allowed.
 # custom:
 #   severity: medium
@@ -243,6 +244,28 @@ _insecure_source(o, v) if {
 }
 
 _loopback_url(v) if regex.match(`^[a-z+]*://([^@/]*@)?(localhost|127\.[0-9.]+|\[::1\]|0\.0\.0\.0|host\.docker\.internal|[a-z0-9-]+\.localhost)([:/]|$)`, lower(v))
+
+# git config url.BASE.insteadOf ORIGINAL sends every fetch of ORIGINAL to
+# BASE: code from the forge then comes from another host. A base on the
+# same forges (a token or SSH form of github.com) is how CI authenticates.
+_untrusted_sources contains concat("", [_unwrapped_from(cmd), "git config ", k]) if {
+	some i in programs.git
+	cmd := input.ahp.shell.commands[i]
+	ops := args.operands(cmd.args)
+	ops[0] == "config"
+	some k in ops
+	regex.match(`(?i)^url\..+\.(push)?insteadof$`, k)
+	base := regex.replace(k, `(?i)^url\.(.+)\.(push)?insteadof$`, "$1")
+	not _known_forge(base)
+}
+
+_known_forge(base) if {
+	host := lower(regex.replace(base, `^([a-z+]+://)?([^@/]*@)?([^/:]+).*$`, "$3"))
+	some f in {"github.com", "gitlab.com", "bitbucket.org", "codeberg.org", "ssh.dev.azure.com", "dev.azure.com", "git.sr.ht"}
+	_host_in(host, f)
+}
+
+_known_forge(base) if _loopback_url(base)
 
 # go run module@latest (or a branch) fetches and runs whatever the
 # module's newest code is; a pinned release (@v1.2.3), checked against

@@ -111,3 +111,12 @@ test_git_config_stored_command_analysed if {
 		allowed(bash(c))
 	}
 }
+
+# A forge's fetches sent to another host by git's URL rewriting; the
+# same forge with a token or over SSH is how CI authenticates.
+test_untrusted_source_git_insteadof if {
+	denies(bash(`git config --global url."https://github-mirror.example.net/".insteadOf "https://github.com/"`), "dev.ahp-opa.supply.untrusted-source")
+	denies(bash(`git config url.http://198.51.100.4/.insteadOf https://gitlab.com/`), "dev.ahp-opa.supply.untrusted-source")
+	not denies(bash(`git config --global url."https://x-access-token:${GH_TOKEN}@github.com/".insteadOf "https://github.com/"`), "dev.ahp-opa.supply.untrusted-source")
+	allowed(bash(`git config --global url."git@github.com:".insteadOf "https://github.com/"`))
+}
