@@ -620,6 +620,9 @@ func (l *Local) names(args []string, rest []int, c *shell.Command, ws Workspace)
 				return true
 			}
 		}
+		if v, ok := operandAssign(args, name); ok && l.judge(v, ws) {
+			return true
+		}
 	}
 	if len(rest) > 0 {
 		switch l.Operand {
@@ -647,8 +650,23 @@ func (l *Local) anyGiven(args []string, c *shell.Command) bool {
 				return true
 			}
 		}
+		if _, ok := operandAssign(args, o); ok {
+			return true
+		}
 	}
 	return false
+}
+
+// operandAssign finds NAME=value among a command's arguments: rake, rails
+// and make take the variables of their environment that way
+// (rails db:schema:load RAILS_ENV=test).
+func operandAssign(args []string, name string) (string, bool) {
+	for _, a := range args {
+		if v, ok := strings.CutPrefix(a, name+"="); ok {
+			return v, true
+		}
+	}
+	return "", false
 }
 
 func (l *Local) judge(v string, ws Workspace) bool {

@@ -2,6 +2,7 @@ package enrich
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/ahp-opa/ahp-opa/internal/effects"
@@ -288,5 +289,19 @@ func nameVerbs(m *effects.Matcher, c *shell.Command, i int, resolved bool, out [
 		out[k].Program, out[k].Command = c.Name, i
 		out[k].Source = effects.Source{Kind: "target-verb", Row: c.Name + " " + target, Verb: out[k].Source.Verb}
 	}
-	return out
+	// A table row that knows the target (rake db:reset) already said what
+	// it does and where: the name adds nothing, and must not undo the
+	// row's judgement that it stays on this machine. A locality the row
+	// only assumed (no environment named) decides nothing either way.
+	return slices.DeleteFunc(out, func(e effects.Effect) bool {
+		if e.Source.Kind != "target-verb" || e.Command != i {
+			return false
+		}
+		for _, d := range out[:n] {
+			if d.Command == i && d.Effect == e.Effect && d.Source.Kind == "data" && (d.Local == "" || !d.LocalAssumed) {
+				return true
+			}
+		}
+		return false
+	})
 }

@@ -64,3 +64,13 @@ test_production_target_destroy_lookalikes_allowed if {
 	lookalike_allowed(bash(`redis-cli -h cache.staging.internal DEL session:42`), "dev.ahp-opa.effect.store-destroy")
 	lookalike_allowed(bash(`redis-cli -h cache.prod.internal GET session:42`), "dev.ahp-opa.effect.store-destroy")
 }
+
+# rake, rails and make take variables as NAME=value operands: a test
+# database named that way is the test database, and the task's name does
+# not undo the table's judgement of it.
+test_destructive_statement_env_operand_lookalikes_allowed if {
+	not denies(bash("rails db:create db:schema:load RAILS_ENV=test"), "dev.ahp-opa.db.destructive-statement")
+	allowed(bash("bundle exec rake db:reset RAILS_ENV=test"))
+	allowed(bash("RAILS_ENV=test bundle exec rake db:reset"))
+	denies(bash("bundle exec rake db:reset RAILS_ENV=production"), "dev.ahp-opa.db.destructive-statement")
+}
