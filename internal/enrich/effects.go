@@ -1,6 +1,7 @@
 package enrich
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/open-policy-agent/opa/v1/ast"
@@ -74,11 +75,19 @@ func (en *enricher) effects(m *effects.Matcher, call *call) (list, index *ast.Te
 	fam, toolName := call.family, call.tool
 	var out []effects.Effect
 	if a := en.analysis; a != nil {
+		kubeContext := ""
 		for i := range a.Commands {
 			if len(out) >= maxEffects {
 				break
 			}
 			c := &a.Commands[i]
+			if ctx, ok := switchesKubeContext(c); ok {
+				kubeContext = ctx
+			} else if kubeContext != "" {
+				// kubectl config use-context minikube && kubectl apply …:
+				// the later command acts on the context chosen before it.
+				c = withKubeContext(c, kubeContext)
+			}
 			ws := commandWorkspace{pc: en.pc, dir: en.commandDir(c)}
 			n := len(out)
 			out = m.Command(c, i, ws, out)
@@ -143,6 +152,34 @@ func (en *enricher) effects(m *effects.Matcher, call *call) (list, index *ast.Te
 		terms[i] = effectTerm(&out[i])
 	}
 	return ast.ArrayTerm(terms...), effectIndex(out)
+}
+
+// switchesKubeContext reports the context a command makes current for the
+// kubectl, helm and other cluster commands after it: kubectl config
+// use-context NAME, kubectx NAME.
+func switchesKubeContext(c *shell.Command) (string, bool) {
+	args := c.Args()
+	switch {
+	case (c.Name == "kubectl" || c.Name == "oc") && len(args) == 3 && args[0] == "config" && args[1] == "use-context":
+		return args[2], !c.Dynamic[len(c.Dynamic)-1]
+	case c.Name == "kubectx" && len(args) == 1 && !strings.HasPrefix(args[0], "-"):
+		return args[0], !c.Dynamic[len(c.Dynamic)-1]
+	}
+	return "", false
+}
+
+// withKubeContext is c with the context chosen earlier in its environment
+// (KUBECONTEXT, which the table's cluster rows read), unless c names
+// one itself.
+func withKubeContext(c *shell.Command, ctx string) *shell.Command {
+	for _, a := range c.Args() {
+		if a == "--context" || a == "--kube-context" || strings.HasPrefix(a, "--context=") || strings.HasPrefix(a, "--kube-context=") {
+			return c
+		}
+	}
+	cc := *c
+	cc.Env = append(slices.Clip(c.Env), shell.Assign{Name: "KUBECONTEXT", Value: ctx})
+	return &cc
 }
 
 // conditionFields name the condition a store tool deletes by.

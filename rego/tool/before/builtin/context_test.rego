@@ -134,3 +134,12 @@ test_delete_workspace_dependency_checkouts if {
 		lookalike_allowed(bash(c), "dev.ahp-opa.fs.delete-workspace")
 	}
 }
+
+# A context chosen earlier in the same call is the target of the cluster
+# commands after it, unless they name another.
+test_kube_context_chosen_earlier if {
+	allowed(bash("kubectl config use-context minikube && kubectl apply -f dev.yaml"))
+	allowed(bash("kubectx kind-dev; helm upgrade --install app ./chart"))
+	denies(bash("kubectl config use-context prod-eu && kubectl delete namespace payments"), "dev.ahp-opa.deploy.kubectl")
+	denies(bash("kubectl config use-context minikube && kubectl --context prod delete ns x"), "dev.ahp-opa.deploy.kubectl")
+}
