@@ -380,7 +380,13 @@ func (en *enricher) path(raw string, extraKey, extraValue *ast.Term) *ast.Term {
 		return nil
 	}
 	en.paths++
-	pi := en.pc.resolveIn(fileOperand(raw), en.dir)
+	name := raw
+	if extraKey == keyArg {
+		// A command's argument may carry its file after @ or =@ (curl -d
+		// @body.json, -F f=@x); a tool's path field is the path itself.
+		name = fileOperand(raw)
+	}
+	pi := en.pc.resolveIn(name, en.dir)
 	pi.raw = raw
 	items := make([][2]*ast.Term, 0, 8)
 	items = append(items,
